@@ -1,0 +1,18 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules", "dist", "data", "src/generated", "test/generated", "coverage"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-require-imports": "off",
+      "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read settings through src/config.ts" }],
+    },
+  },
+  { files: ["src/config.ts", "src/cli/**", "scripts/**", "test/**", "bench/**", "prisma.config.ts", "codegen.ts", "jest.config.js"], rules: { "no-restricted-properties": "off" } },
+  { files: ["**/*.js", "**/*.cjs"], languageOptions: { globals: { module: "writable", require: "readonly", __dirname: "readonly" } } },
+);

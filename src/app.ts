@@ -1,0 +1,109 @@
+// buildApp(): Express 5 with the REST adapter, GraphQL over HTTP and graphql-ws on one server. No listening here.
+import http from "node:http";
+import express from "express";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer } from "ws";
+import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
+import { platformRouter } from "./platform/platform.rest";
+import { authMiddleware } from "./rest/auth";
+import { errorHandler, notFoundHandler } from "./rest/http";
+import { idempotency } from "./rest/idempotency";
+import type { Db } from "./db/client";
+import type { Deps } from "./shared/context";
+
+export interface App {
+  app: express.Express;
+  server: http.Server;
+  wss: WebSocketServer;
+  /** stop accepting, close sockets; the database is the caller's */
+  close(): Promise<void>;
+}
+
+export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">): App {
+  const { config } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", "loopback");
+
+  app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
+  app.get("/readyz", async (_req, res) => {
+    try {
+      await db.ping();
+      if (!(await db.migrationsApplied())) return void res.status(503).json({ status: "migrations_pending" });
+      res.json({ status: "ready" });
+    } catch {
+      res.status(503).json({ status: "database_unreachable" });
+    }
+  });
+
+  const api = express.Router();
+  api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"] }));
+  api.use(authMiddleware(deps));
+  api.use(idempotency);
+  api.use(platformRouter());
+  api.use(notFoundHandler);
+  app.use("/api/v1", api);
+
+  const yoga = createYogaServer(deps);
+  // Yoga streams its own body: refuse oversized ones up front the same way REST does.
+  app.use(yoga.graphqlEndpoint, (req, res, next) => {
+    const len = Number(req.get("content-length") ?? 0);
+    if (len > config.BODY_LIMIT_BYTES) {
+      return void res.status(413).json({ errors: [{ message: `Request body exceeds ${config.BODY_LIMIT_BYTES} bytes`, extensions: { code: "payload_too_large", status: 413 } }] });
+    }
+    next();
+  });
+  app.use(yoga.graphqlEndpoint, yoga);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+
+  const server = http.createServer(app);
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.BODY_LIMIT_BYTES });
+  useServer(
+    {
+      execute: (args: any) => args.rootValue.execute(args),
+      subscribe: (args: any) => args.rootValue.subscribe(args),
+      // Reject bad credentials at connect time (close 4403), so a subscriber never half-connects.
+      onConnect: async (ctx) => {
+        try {
+          await buildContext(deps, paramsSource(ctx.connectionParams));
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+        });
+        const args = {
+          schema,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        return errors.length ? errors : args;
+      },
+    },
+    wss,
+  );
+
+  return {
+    app,
+    server,
+    wss,
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// Every setting, typed and validated once at start. No other module reads process.env.
+import { z } from "zod";
+
+const durationList = z
+  .string()
+  .transform((s, ctx) => {
+    const parts = s.split(",").map((p) => p.trim()).filter(Boolean);
+    const out: number[] = [];
+    for (const p of parts) {
+      const m = /^(\d+)(ms|s|m|h|d)$/.exec(p);
+      if (!m) {
+        ctx.addIssue({ code: "custom", message: `"${p}" is not a duration like 30s, 5m, 1h or 1d` });
+        return z.NEVER;
+      }
+      const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
+      out.push(Number(m[1]) * unit);
+    }
+    if (out.length === 0) {
+      ctx.addIssue({ code: "custom", message: "needs at least one duration" });
+      return z.NEVER;
+    }
+    return out;
+  });
+
+const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
+const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), url.optional());
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional()),
+  DATA_DIR: z.string().min(1).default("./data"),
+  REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional()),
+  BASE_URL: optionalUrl,
+  CHECKOUT_URL: optionalUrl,
+  WEBHOOK_RETRY_SCHEDULE: durationList.prefault("5m,15m,1h,6h,24h"),
+  CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
+  BOT_CHALLENGE_VERIFY_URL: optionalUrl,
+  BOT_CHALLENGE_SECRET: z.string().optional(),
+  SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "must be an smtp:// URL").optional()),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().positive().default(20),
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
+  LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
+});
+
+type Raw = z.output<typeof schema>;
+export interface Config extends Omit<Raw, "BASE_URL" | "CHECKOUT_URL" | "CHECKOUT_SESSION_TTL"> {
+  BASE_URL: string;
+  CHECKOUT_URL: string;
+  CHECKOUT_SESSION_TTL_MS: number;
+  isProduction: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses settings from an env-like object; throws ConfigError naming each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Record<keyof Raw, string>> = {}): Config {
+  const res = schema.safeParse({ ...pick(env), ...overrides });
+  if (!res.success) {
+    const lines = res.error.issues.map((i) => `  ${String(i.path[0])}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = res.data;
+  const baseUrl = c.BASE_URL ?? `http://localhost:${c.PORT}`;
+  return {
+    ...c,
+    BASE_URL: baseUrl,
+    CHECKOUT_URL: c.CHECKOUT_URL ?? baseUrl,
+    CHECKOUT_SESSION_TTL_MS: c.CHECKOUT_SESSION_TTL[0],
+    isProduction: c.NODE_ENV === "production",
+  };
+}
+
+function pick(env: Record<string, string | undefined>) {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(schema.shape)) {
+    const v = env[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}

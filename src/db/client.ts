@@ -1,0 +1,77 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { Pool } from "pg";
+import { PrismaClient } from "../generated/prisma/client";
+import { applyMigrations, migrationNames, pgDriver, pgliteDriver } from "./migrate";
+
+export type { PrismaClient };
+
+export interface Db {
+  prisma: PrismaClient;
+  kind: "pg" | "pglite";
+  pglite?: PGlite;
+  pool?: Pool;
+  /** true once every migration in prisma/migrations is applied */
+  migrationsApplied(): Promise<boolean>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDbOptions {
+  /** PostgreSQL URL; unset -> embedded PGlite */
+  url?: string;
+  /** PGlite data folder, or "memory://" */
+  pgliteDir?: string;
+  migrate?: boolean;
+  /** pg pool size */
+  poolMax?: number;
+}
+
+/** DATABASE_URL set -> PostgreSQL through pg; unset -> PGlite in a data folder. One code path above this. */
+export async function openDb(opts: OpenDbOptions): Promise<Db> {
+  if (opts.url) {
+    const pool = new Pool({ connectionString: opts.url, max: opts.poolMax ?? 10 });
+    pool.on("error", (e) => console.error("[db] idle client error", e.message));
+    const driver = pgDriver(pool);
+    if (opts.migrate !== false) await applyMigrations(driver);
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    return {
+      prisma,
+      kind: "pg",
+      pool,
+      migrationsApplied: () => pendingMigrations((sql) => pool.query(sql).then((r) => r.rows)).then((p) => p === 0),
+      ping: async () => void (await pool.query("SELECT 1")),
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  const dir = opts.pgliteDir ?? "./data/pglite";
+  if (!dir.includes("://")) mkdirSync(path.resolve(dir), { recursive: true });
+  const pglite = await PGlite.create(dir);
+  if (opts.migrate !== false) await applyMigrations(pgliteDriver(pglite));
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    prisma,
+    kind: "pglite",
+    pglite,
+    migrationsApplied: () => pendingMigrations((sql) => pglite.query<any>(sql).then((r) => r.rows)).then((p) => p === 0),
+    ping: async () => void (await pglite.query("SELECT 1")),
+    close: async () => {
+      await prisma.$disconnect();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+async function pendingMigrations(query: (sql: string) => Promise<{ migration_name: string }[]>) {
+  const applied = new Set(
+    (await query(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`).catch(() => []))
+      .map((r) => r.migration_name),
+  );
+  return migrationNames().filter((n) => !applied.has(n)).length;
+}

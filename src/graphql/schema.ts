@@ -1,0 +1,6 @@
+// Imports every domain's schema file, then builds. Order of imports is the order of registration.
+import { lexicographicSortSchema } from "graphql";
+import { builder } from "./builder";
+import "../platform/platform.schema";
+
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,86 @@
+// graphql-yoga over the Pothos schema: one context for HTTP and WebSocket, the spec's error codes in
+// extensions.code, depth/alias/cost limits, bundled GraphiQL outside production.
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
+import { authenticate } from "../platform/auth.service";
+import { type Deps, makeCtx } from "../shared/context";
+import { DomainError } from "../shared/errors";
+import type { GqlContext } from "./builder";
+import { schema } from "./schema";
+
+export interface CredentialSource {
+  header(name: string): string | null | undefined;
+}
+
+/** Credentials from HTTP headers, or from graphql-ws connectionParams (same names, any case). */
+export function credentialsFrom(src: CredentialSource) {
+  return {
+    apiKey: src.header("x-api-key"),
+    authorization: src.header("authorization"),
+    applicationId: src.header("x-service-application-id"),
+    environmentId: src.header("x-service-environment-id"),
+  };
+}
+
+export function paramsSource(params: Record<string, unknown> | undefined): CredentialSource {
+  const lower = new Map(Object.entries(params ?? {}).map(([k, v]) => [k.toLowerCase(), typeof v === "string" ? v : undefined]));
+  const alias: Record<string, string> = { "x-api-key": "apikey" };
+  return { header: (n) => lower.get(n) ?? lower.get(alias[n] ?? "") };
+}
+
+export async function buildContext(deps: Deps, src: CredentialSource): Promise<GqlContext> {
+  const base = makeCtx(deps);
+  try {
+    return { ...base, principal: await authenticate(base, credentialsFrom(src)) };
+  } catch (e) {
+    if (e instanceof DomainError) {
+      throw createGraphQLError(e.message, { extensions: { code: e.code, status: e.status, http: { status: e.status } } });
+    }
+    throw e;
+  }
+}
+
+export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
+  const { config } = deps;
+  return createYoga<any, GqlContext>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    logging: config.LOG_LEVEL === "debug" ? "debug" : false,
+    landingPage: false,
+    graphiql: config.isProduction ? false : { subscriptionsProtocol: "WS", title: "Quote-to-cash GraphQL" },
+    renderGraphiQL,
+    context: async (init: any) => {
+      if (init.connectionParams !== undefined || init.extra?.socket) return buildContext(deps, paramsSource(init.connectionParams));
+      const req = init.request as Request;
+      return buildContext(deps, { header: (n) => req.headers.get(n) });
+    },
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: config.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true },
+        maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
+        costLimit: { maxCost: config.GRAPHQL_MAX_COST, ignoreIntrospection: true },
+        maxTokens: { n: 2000 },
+        blockFieldSuggestion: { enabled: config.isProduction },
+      }),
+    ],
+    maskedErrors: {
+      maskError(error: any, message) {
+        const original = error?.originalError;
+        if (original instanceof DomainError) {
+          return createGraphQLError(original.message, {
+            nodes: error.nodes,
+            path: error.path,
+            source: error.source,
+            positions: error.positions,
+            extensions: { code: original.code, status: original.status, ...(original.details ? { details: original.details } : {}) },
+          });
+        }
+        if (error?.name === "GraphQLError" && !original) return error; // validation/parse errors: already safe
+        if (original?.name === "GraphQLError" && original.extensions?.code) return original;
+        console.error("[graphql] unexpected error", original ?? error);
+        return createGraphQLError(message, { nodes: error?.nodes, path: error?.path, extensions: { code: "internal_error", status: 500 } });
+      },
+    },
+  });
+}

@@ -1,0 +1,54 @@
+// Process entry: config, database (migrated), first-run bootstrap, API + GraphQL + pages in one process.
+import { buildApp } from "./app";
+import { ConfigError, loadConfig } from "./config";
+import { bootstrapDemo, isEmpty } from "./platform/bootstrap.service";
+import { openRuntime } from "./runtime";
+import { isUniqueViolation, makeCtx } from "./shared/context";
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    throw e;
+  }
+  const { db, deps } = await openRuntime(config);
+  const ctx = makeCtx(deps);
+  if (await isEmpty(ctx)) {
+    try {
+      const creds = await bootstrapDemo(ctx, config);
+      console.log("First start: created the demo workspace. These credentials are shown once:");
+      console.log(JSON.stringify(creds));
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e; // another process bootstrapped at the same moment
+    }
+  }
+  const app = buildApp(deps, db);
+  await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.PORT;
+  console.log(`[${db.kind}] listening on http://localhost:${port} (REST /api/v1, GraphQL /graphql)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    const timer = setTimeout(() => process.exit(1), 10_000);
+    await app.close().catch(() => {});
+    await db.close().catch(() => {});
+    clearTimeout(timer);
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

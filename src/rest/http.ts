@@ -1,0 +1,62 @@
+// Shared REST plumbing: the request context, the one response writer, and the one error handler.
+import type { NextFunction, Request, Response } from "express";
+import { DomainError, errors } from "../shared/errors";
+import type { Ctx } from "../shared/context";
+import type { Page } from "../shared/pagination";
+
+export function ctxOf(req: Request): Ctx {
+  const ctx = (req as any).ctx as Ctx | undefined;
+  if (!ctx) throw new Error("request context missing: auth middleware not mounted");
+  return ctx;
+}
+
+type Persist = (status: number, body: unknown) => Promise<void>;
+
+/** Every REST response goes through here, so an Idempotency-Key can record it before it is sent. */
+export async function send(res: Response, status: number, body?: unknown) {
+  const persist = res.locals.idempotencyPersist as Persist | undefined;
+  if (persist) {
+    res.locals.idempotencyPersist = undefined;
+    await persist(status, body ?? null);
+  }
+  if (status === 204 || body === undefined) res.status(status).end();
+  else res.status(status).json(body);
+}
+
+export const ok = (res: Response, data: unknown, status = 200, meta?: Record<string, unknown>) =>
+  send(res, status, meta ? { data, meta } : { data });
+
+export const okPage = <T>(res: Response, page: Page<T>, view: (t: T) => unknown) =>
+  send(res, 200, { data: page.items.map(view), meta: { pagination: page.pagination } });
+
+export function errorBody(e: DomainError) {
+  return { error: { code: e.code, message: e.message, status: e.status, ...(e.details ? { details: e.details } : {}) } };
+}
+
+/** Maps body-parser failures, domain errors and anything unexpected (masked, logged) to the error body. */
+export function toDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  const e = err as any;
+  if (e?.type === "entity.too.large") return errors.payloadTooLarge(e.limit);
+  if (e?.type === "entity.parse.failed") return errors.invalidJson();
+  if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") {
+    return new DomainError("unsupported_encoding", 415, e.message);
+  }
+  if (e?.type === "request.aborted") return new DomainError("request_aborted", 400, "Request aborted");
+  if (typeof e?.status === "number" && e.status >= 400 && e.status < 500 && e.expose) {
+    return new DomainError("bad_request", e.status, String(e.message));
+  }
+  return new DomainError("internal_error", 500, "An unexpected error occurred");
+}
+
+export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction) {
+  if (res.headersSent) return next(err);
+  const de = toDomainError(err);
+  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${req.method} ${req.originalUrl}`, err);
+  if (de.code === "rate_limited") res.set("Retry-After", String(de.details?.retryAfterSeconds ?? 60));
+  void send(res, de.status, errorBody(de)).catch(next);
+}
+
+export function notFoundHandler(req: Request, res: Response) {
+  void send(res, 404, errorBody(new DomainError("not_found", 404, `No route ${req.method} ${req.path}`)));
+}

@@ -1,0 +1,20 @@
+// Opens the database the config names and builds the process dependencies. Shared by main, CLIs and tests.
+import path from "node:path";
+import type { Config } from "./config";
+import { type Db, openDb } from "./db/client";
+import { type Clock, systemClock } from "./shared/clock";
+import type { Deps } from "./shared/context";
+
+export interface Runtime {
+  db: Db;
+  deps: Deps;
+}
+
+export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteDir?: string; migrate?: boolean } = {}): Promise<Runtime> {
+  const db = await openDb({
+    url: config.DATABASE_URL,
+    pgliteDir: opts.pgliteDir ?? path.join(config.DATA_DIR, "pglite"),
+    migrate: opts.migrate,
+  });
+  return { db, deps: { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config } };
+}

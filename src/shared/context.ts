@@ -1,0 +1,82 @@
+// The request context every service takes first: who is calling, in which tenant, with which clock and
+// database handle. Services open one transaction per command with withTx.
+import type { Config } from "../config";
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import type { Principal } from "../platform/principal";
+import type { Clock } from "./clock";
+
+export type Tx = Prisma.TransactionClient;
+export type DbHandle = PrismaClient | Tx;
+
+/** Long-lived process dependencies, built once by main.ts or a test. */
+export interface Deps {
+  prisma: PrismaClient;
+  dbKind: "pg" | "pglite";
+  clock: Clock;
+  config: Config;
+}
+
+export interface Ctx {
+  deps: Deps;
+  /** the client or the open transaction */
+  db: DbHandle;
+  clock: Clock;
+  principal: Principal | null;
+  /** set inside withTx: callbacks that run once the transaction commits */
+  afterCommit?: (() => void | Promise<void>)[];
+}
+
+export function makeCtx(deps: Deps, principal: Principal | null = null): Ctx {
+  return { deps, db: deps.prisma, clock: deps.clock, principal };
+}
+
+const RETRYABLE = new Set(["40001", "40P01"]); // serialization failure, deadlock
+const MAX_ATTEMPTS = 4;
+
+/**
+ * One transaction per command, retried on serialization failures and deadlocks. Nested calls join the
+ * outer transaction. afterCommit callbacks run only after a successful commit.
+ */
+export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {}): Promise<T> {
+  if (ctx.afterCommit) return fn(ctx);
+  for (let attempt = 1; ; attempt++) {
+    const hooks: (() => void | Promise<void>)[] = [];
+    try {
+      const result = await ctx.deps.prisma.$transaction(
+        (tx) => fn({ ...ctx, db: tx, afterCommit: hooks }),
+        { maxWait: 15_000, timeout: 30_000, isolationLevel: opts.isolationLevel },
+      );
+      for (const h of hooks) {
+        try {
+          await h();
+        } catch (e) {
+          console.error("[afterCommit] hook failed", e);
+        }
+      }
+      return result;
+    } catch (e) {
+      if (attempt < MAX_ATTEMPTS && RETRYABLE.has(pgCode(e) ?? "")) {
+        await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+        continue;
+      }
+      throw e;
+    }
+  }
+}
+
+/** The PostgreSQL SQLSTATE behind a Prisma or driver error, if any. */
+export function pgCode(e: unknown): string | undefined {
+  const anyE = e as any;
+  return (
+    anyE?.meta?.driverAdapterError?.cause?.originalCode ??
+    anyE?.cause?.originalCode ??
+    anyE?.code?.match?.(/^[0-9A-Z]{5}$/)?.[0] ??
+    (anyE?.code === "P2034" ? "40001" : undefined)
+  );
+}
+
+/** True for a unique-constraint violation (Prisma P2002 or SQLSTATE 23505). */
+export function isUniqueViolation(e: unknown): boolean {
+  const anyE = e as any;
+  return anyE?.code === "P2002" || pgCode(e) === "23505";
+}

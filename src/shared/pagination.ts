@@ -1,0 +1,53 @@
+// Cursor pagination shared by every list: newest first, keyset on (createdAt, id), opaque cursor.
+import { z } from "zod";
+import { errors, parseInput } from "./errors";
+
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+});
+export type PageQuery = z.output<typeof pageQuery>;
+
+export interface Page<T> {
+  items: T[];
+  pagination: { cursor: string | null; hasMore: boolean };
+}
+
+type Key = { createdAt: Date; id: string };
+
+export function encodeCursor(k: Key) {
+  return Buffer.from(JSON.stringify([k.createdAt.toISOString(), k.id])).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): Key {
+  try {
+    const [c, i] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    const createdAt = new Date(c);
+    if (typeof i !== "string" || Number.isNaN(createdAt.getTime())) throw new Error("bad cursor");
+    return { createdAt, id: i };
+  } catch {
+    throw errors.validation([{ path: ["query", "cursor"], message: "Invalid cursor" }]);
+  }
+}
+
+export function parsePage(input: unknown): PageQuery {
+  return parseInput(pageQuery, input ?? {}, ["query"]);
+}
+
+/** Prisma `where` and `orderBy` fragments for a keyset page. */
+export function keyset(page: PageQuery) {
+  const after = page.cursor ? decodeCursor(page.cursor) : null;
+  return {
+    where: after
+      ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
+      : {},
+    orderBy: [{ createdAt: "desc" as const }, { id: "desc" as const }],
+    take: page.limit + 1,
+  };
+}
+
+export function toPage<T extends Key>(rows: T[], page: PageQuery): Page<T> {
+  const hasMore = rows.length > page.limit;
+  const items = hasMore ? rows.slice(0, page.limit) : rows;
+  return { items, pagination: { cursor: hasMore ? encodeCursor(items[items.length - 1]) : null, hasMore } };
+}
