@@ -6,7 +6,7 @@ import { WebSocketServer } from "ws";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { platformRouter } from "./platform/platform.rest";
 import { authMiddleware } from "./rest/auth";
-import { errorHandler, notFoundHandler } from "./rest/http";
+import { errorHandler, notFoundHandler, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
@@ -37,7 +37,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   });
 
   const api = express.Router();
-  api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"] }));
+  api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
   api.use(authMiddleware(deps));
   api.use(idempotency);
   api.use(platformRouter());
@@ -45,15 +45,20 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   app.use("/api/v1", api);
 
   const yoga = createYogaServer(deps);
-  // Yoga streams its own body: refuse oversized ones up front the same way REST does.
-  app.use(yoga.graphqlEndpoint, (req, res, next) => {
-    const len = Number(req.get("content-length") ?? 0);
-    if (len > config.BODY_LIMIT_BYTES) {
-      return void res.status(413).json({ errors: [{ message: `Request body exceeds ${config.BODY_LIMIT_BYTES} bytes`, extensions: { code: "payload_too_large", status: 413 } }] });
-    }
-    next();
-  });
-  app.use(yoga.graphqlEndpoint, yoga);
+  // Read the raw body here so the size limit and UTF-8 check hold for chunked bodies too; Yoga parses it.
+  app.use(
+    yoga.graphqlEndpoint,
+    express.raw({ type: () => true, limit: config.BODY_LIMIT_BYTES, verify: verifyUtf8 }),
+    (req: express.Request, _res: express.Response, next: express.NextFunction) => {
+      if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;
+      next();
+    },
+    yoga,
+    (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      const de = toDomainError(err);
+      res.status(de.status).json({ errors: [{ message: de.message, extensions: { code: de.code, status: de.status } }] });
+    },
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler);

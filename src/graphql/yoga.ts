@@ -76,8 +76,18 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
             extensions: { code: original.code, status: original.status, ...(original.details ? { details: original.details } : {}) },
           });
         }
-        if (error?.name === "GraphQLError" && !original) return error; // validation/parse errors: already safe
         if (original?.name === "GraphQLError" && original.extensions?.code) return original;
+        // Parse, validation and variable-coercion errors are the client's: safe to show, coded as input errors.
+        if (error?.name === "GraphQLError" && (!original || original.name === "GraphQLError")) {
+          if (error.extensions?.code) return error;
+          return createGraphQLError(error.message, {
+            nodes: error.nodes,
+            path: error.path,
+            source: error.source,
+            positions: error.positions,
+            extensions: { ...error.extensions, code: "validation_error", status: 400 },
+          });
+        }
         console.error("[graphql] unexpected error", original ?? error);
         return createGraphQLError(message, { nodes: error?.nodes, path: error?.path, extensions: { code: "internal_error", status: 500 } });
       },

@@ -14,7 +14,7 @@ export const createEnvironmentInput = z.strictObject({
   name: z.string().trim().min(1).max(100),
 });
 
-export const listEnvironmentsQuery = z.object({
+export const listEnvironmentsQuery = z.strictObject({
   includeArchived: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
 });
 

@@ -39,14 +39,30 @@ export function toDomainError(err: unknown): DomainError {
   const e = err as any;
   if (e?.type === "entity.too.large") return errors.payloadTooLarge(e.limit);
   if (e?.type === "entity.parse.failed") return errors.invalidJson();
+  if (e?.type === "entity.verify.failed") return errors.invalidJson(String(e.message));
   if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") {
     return new DomainError("unsupported_encoding", 415, e.message);
   }
   if (e?.type === "request.aborted") return new DomainError("request_aborted", 400, "Request aborted");
-  if (typeof e?.status === "number" && e.status >= 400 && e.status < 500 && e.expose) {
-    return new DomainError("bad_request", e.status, String(e.message));
+  if (e instanceof URIError) return new DomainError("invalid_path", 400, "The request path is not valid percent-encoding");
+  if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
+    return new DomainError("bad_request", e.status, e.expose ? String(e.message) : "Malformed request");
   }
   return new DomainError("internal_error", 500, "An unexpected error occurred");
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Rejects bodies that are not strict UTF-8 (or start with a BOM) instead of storing replacement characters. */
+export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer) {
+  if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
+    throw new Error("Request body must be UTF-8 without a byte order mark");
+  }
+  try {
+    strictUtf8.decode(buf);
+  } catch {
+    throw new Error("Request body is not valid UTF-8");
+  }
 }
 
 export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction) {

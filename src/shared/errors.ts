@@ -44,13 +44,40 @@ export function describeIssues(issues: Issue[]) {
 }
 
 export function fromZod(err: z.ZodError, prefix: (string | number)[] = []): DomainError {
-  return errors.validation(
-    err.issues.map((i) => ({ path: [...prefix, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))], message: i.message })),
-  );
+  const issues: Issue[] = [];
+  for (const i of err.issues) {
+    const path = [...prefix, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
+    // One issue per unknown field, with the field in the path, so a client can point at it.
+    if (i.code === "unrecognized_keys") for (const k of i.keys) issues.push({ path: [...path, k], message: "Unknown field" });
+    else issues.push({ path, message: i.message });
+  }
+  return errors.validation(issues);
+}
+
+// PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate is not encodable: both are input errors.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this rejects
+const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Paths of strings (keys or values, at any depth) that no text column can store. */
+export function unsafeStringPaths(value: unknown, path: (string | number)[] = [], out: Issue[] = [], depth = 0): Issue[] {
+  if (out.length >= 20 || depth > 64) return out;
+  if (typeof value === "string") {
+    if (UNSAFE_TEXT.test(value)) out.push({ path, message: "must not contain NUL characters or unpaired surrogates" });
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => unsafeStringPaths(v, [...path, i], out, depth + 1));
+  } else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      if (UNSAFE_TEXT.test(k)) out.push({ path: [...path, k], message: "field names must not contain NUL characters or unpaired surrogates" });
+      unsafeStringPaths(v, [...path, k], out, depth + 1);
+    }
+  }
+  return out;
 }
 
 /** Parse with a zod schema; a failure is a 422 validation_error listing every offending field. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix: (string | number)[] = []): z.output<S> {
+  const unsafe = unsafeStringPaths(input, prefix);
+  if (unsafe.length) throw errors.validation(unsafe);
   const res = schema.safeParse(input);
   if (!res.success) throw fromZod(res.error, prefix);
   return res.data;

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { errors, parseInput } from "./errors";
 
-export const pageQuery = z.object({
+/** Unknown query parameters are rejected like unknown body fields; lists with filters extend this. */
+export const pageQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
 });
@@ -23,7 +24,8 @@ export function decodeCursor(cursor: string): Key {
   try {
     const [c, i] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     const createdAt = new Date(c);
-    if (typeof i !== "string" || Number.isNaN(createdAt.getTime())) throw new Error("bad cursor");
+    const year = createdAt.getUTCFullYear();
+    if (!z.uuid().safeParse(i).success || Number.isNaN(createdAt.getTime()) || year < 1970 || year > 9999) throw new Error("bad cursor");
     return { createdAt, id: i };
   } catch {
     throw errors.validation([{ path: ["query", "cursor"], message: "Invalid cursor" }]);
@@ -32,6 +34,11 @@ export function decodeCursor(cursor: string): Key {
 
 export function parsePage(input: unknown): PageQuery {
   return parseInput(pageQuery, input ?? {}, ["query"]);
+}
+
+/** A list query with filters: the page fields plus the filter schema, still strict. */
+export function parseListQuery<S extends z.ZodRawShape>(filters: S, input: unknown) {
+  return parseInput(pageQuery.extend(filters), input ?? {}, ["query"]);
 }
 
 /** Prisma `where` and `orderBy` fragments for a keyset page. */

@@ -1,0 +1,91 @@
+// Starts buildApp() on port 0 against a real database (PGlite in memory, or a fresh PostgreSQL database).
+import type { AddressInfo } from "node:net";
+import { buildApp, type App } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import { type Db, openDb } from "../../src/db/client";
+import { type BootstrapResult, bootstrapDemo, ensureWorkspace, mintDashboardToken } from "../../src/platform/bootstrap.service";
+import { FixedClock, systemClock, type Clock } from "../../src/shared/clock";
+import { type Deps, makeCtx } from "../../src/shared/context";
+import { createTestDatabase, reachablePgUrl } from "./db";
+
+export interface TestApp {
+  url: string;
+  db: Db;
+  deps: Deps;
+  app: App;
+  kind: "pg" | "pglite";
+  bootstrap(): Promise<BootstrapResult>;
+  /** a second, unrelated workspace with its own owner token and sandbox key */
+  otherWorkspace(slug: string): Promise<BootstrapLike>;
+  close(): Promise<void>;
+}
+
+export type BootstrapLike = Pick<BootstrapResult, "workspaceId" | "applicationId" | "environments" | "dashboardToken" | "apiKey">;
+
+export interface StartOptions {
+  /** "pg" requires the real server (returns null when none is reachable); default follows DATABASE_URL */
+  db?: "pg" | "default";
+  clock?: Clock | "fixed";
+  env?: Record<string, string>;
+}
+
+export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | null> {
+  const wantPg = opts.db === "pg" || Boolean(process.env.DATABASE_URL);
+  let dropDb: (() => Promise<void>) | undefined;
+  let url: string | undefined;
+  if (wantPg) {
+    const server = await reachablePgUrl();
+    if (!server) {
+      if (opts.db === "pg") return null;
+      throw new Error("DATABASE_URL is set but the server does not answer");
+    }
+    const created = await createTestDatabase(server);
+    url = created.url;
+    dropDb = created.drop;
+  }
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", ...opts.env, DATABASE_URL: url ?? "" });
+  const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20 });
+  const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config };
+  const app = buildApp(deps, db);
+  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  config.BASE_URL = base;
+  config.CHECKOUT_URL = base;
+  return {
+    url: base,
+    db,
+    deps,
+    app,
+    kind: db.kind,
+    bootstrap: () => bootstrapDemo(makeCtx(deps), config),
+    otherWorkspace: async (slug) => {
+      const ctx = makeCtx(deps);
+      const w = await ensureWorkspace(ctx, { slug, name: slug, ownerEmail: `owner@${slug}.test`, appSlug: "store", appName: "Store" });
+      const dashboardToken = await mintDashboardToken(ctx, w.owner.id);
+      const res = await fetch(`${base}/api/v1/api-keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${dashboardToken}`, "x-service-environment-id": w.sandbox.id, "content-type": "application/json" },
+        body: JSON.stringify({ name: "other", scopes: ["*"] }),
+      });
+      const body = (await res.json()) as any;
+      return {
+        workspaceId: w.ws.id,
+        applicationId: w.app.id,
+        environments: { production: { id: w.production.id }, sandbox: { id: w.sandbox.id } },
+        dashboardToken,
+        apiKey: body.data.rawKey,
+      };
+    },
+    close: async () => {
+      await app.close();
+      await db.close();
+      await dropDb?.();
+    },
+  };
+}
+
+/** For files that need the real PostgreSQL: prints why they are skipped when no server answers. */
+export function skipReason(kind: string) {
+  return `skipped: ${kind} needs a reachable PostgreSQL (set DATABASE_URL or run one on 127.0.0.1:5432)`;
+}

@@ -1,0 +1,34 @@
+// A tiny REST client for e2e tests: returns status, headers and parsed body.
+export interface Cred {
+  key?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export function client(base: string) {
+  return async function call<T = any>(method: string, path: string, opts: Cred & { body?: unknown; raw?: string; idem?: string } = {}): Promise<Res<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers["x-api-key"] = opts.key;
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.idem !== undefined) headers["idempotency-key"] = opts.idem;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+    if (body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+    const res = await fetch(`${base}${path.startsWith("/") ? path : `/api/v1/${path}`}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+}

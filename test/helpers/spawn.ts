@@ -1,0 +1,73 @@
+// Runs the real entry points (npm start, CLIs) as child processes, the way a user does.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "../..");
+const TSX = path.join(ROOT, "node_modules/.bin/tsx");
+
+export function runCli(script: string, args: string[], env: Record<string, string>) {
+  const r = spawnSync(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface Started {
+  proc: ChildProcess;
+  output: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** tsx runs the program in a grandchild: signal the whole process group. */
+function killGroup(p: ChildProcess, signal: NodeJS.Signals) {
+  try {
+    process.kill(-p.pid!, signal);
+  } catch {
+    p.kill(signal);
+  }
+}
+
+/** Kills every service a test started and did not stop (call from afterAll so Jest can exit). */
+export function killAll() {
+  for (const p of running) killGroup(p, "SIGKILL");
+  running.clear();
+}
+
+/** Starts src/main.ts and resolves once `ready` matches the output (or rejects after timeoutMs). */
+export function startService(env: Record<string, string>, ready = /listening on/, timeoutMs = 90_000): Promise<Started> {
+  const proc = spawn(TSX, ["src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  running.add(proc);
+  proc.once("exit", () => running.delete(proc));
+  let out = "";
+  const started: Started = {
+    proc,
+    output: () => out,
+    stop: (signal = "SIGTERM") =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve(proc.exitCode);
+        proc.once("exit", (code) => resolve(code));
+        // tsx relays SIGTERM/SIGINT to the program and exits with its code
+        if (signal === "SIGKILL") killGroup(proc, signal);
+        else proc.kill(signal);
+      }),
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(proc, "SIGKILL");
+      reject(new Error(`service did not start in ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        resolve(started);
+      }
+    };
+    proc.stdout!.on("data", onData);
+    proc.stderr!.on("data", onData);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      if (!ready.test(out)) reject(new Error(`service exited with ${code}:\n${out}`));
+    });
+  });
+}
