@@ -4,7 +4,9 @@ import express from "express";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
+import { eventsRouter } from "./events/events.rest";
 import { platformRouter } from "./platform/platform.rest";
+import { webhooksRouter } from "./webhooks/webhooks.rest";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
@@ -41,6 +43,8 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(authMiddleware(deps));
   api.use(idempotency);
   api.use(platformRouter());
+  api.use(eventsRouter());
+  api.use(webhooksRouter());
   api.use(notFoundHandler);
   app.use("/api/v1", api);
 

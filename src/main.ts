@@ -1,9 +1,11 @@
 // Process entry: config, database (migrated), first-run bootstrap, API + GraphQL + pages in one process.
+import { startAgenda } from "../jobs/agenda";
 import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { bootstrapDemo, isEmpty } from "./platform/bootstrap.service";
 import { openRuntime } from "./runtime";
 import { isUniqueViolation, makeCtx } from "./shared/context";
+import { DeliveryWorker } from "./webhooks/delivery.worker";
 
 async function main() {
   let config;
@@ -27,6 +29,10 @@ async function main() {
       if (!isUniqueViolation(e)) throw e; // another process bootstrapped at the same moment
     }
   }
+  // Jobs run in this process unless split off (`npm start -- --no-jobs` plus `npm run jobs` elsewhere).
+  const withJobs = !process.argv.includes("--no-jobs");
+  const deliveries = new DeliveryWorker(deps);
+  const agenda = withJobs ? (deliveries.start(), await startAgenda(db, { deps, deliveries })) : null;
   const app = buildApp(deps, db);
   await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
   const addr = app.server.address();
@@ -40,6 +46,9 @@ async function main() {
     console.log(`${signal}: shutting down`);
     const timer = setTimeout(() => process.exit(1), 10_000);
     await app.close().catch(() => {});
+    await agenda?.stop();
+    await deliveries.stop();
+    await deps.hub.close();
     await db.close().catch(() => {});
     clearTimeout(timer);
     process.exit(0);

@@ -2,6 +2,7 @@
 import path from "node:path";
 import type { Config } from "./config";
 import { type Db, openDb } from "./db/client";
+import { EventHub } from "./events/hub";
 import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
 
@@ -16,5 +17,6 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
     pgliteDir: opts.pgliteDir ?? path.join(config.DATA_DIR, "pglite"),
     migrate: opts.migrate,
   });
-  return { db, deps: { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config } };
+  const hub = new EventHub({ redisUrl: config.REDIS_URL });
+  return { db, deps: { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub } };
 }

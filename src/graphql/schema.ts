@@ -2,5 +2,6 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder";
 import "../platform/platform.schema";
+import "../events/events.schema";
 
 export const schema = lexicographicSortSchema(builder.toSchema());

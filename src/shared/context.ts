@@ -3,6 +3,7 @@
 import type { Config } from "../config";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import type { Principal } from "../platform/principal";
+import type { EventHub } from "../events/hub";
 import type { Clock } from "./clock";
 
 export type Tx = Prisma.TransactionClient;
@@ -14,6 +15,8 @@ export interface Deps {
   dbKind: "pg" | "pglite";
   clock: Clock;
   config: Config;
+  /** after-commit fan-out of events (subscriptions, delivery worker) */
+  hub: EventHub;
 }
 
 export interface Ctx {

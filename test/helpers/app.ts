@@ -7,6 +7,8 @@ import { type BootstrapResult, bootstrapDemo, ensureWorkspace, mintDashboardToke
 import { FixedClock, systemClock, type Clock } from "../../src/shared/clock";
 import { type Deps, makeCtx } from "../../src/shared/context";
 import { createTestDatabase, reachablePgUrl } from "./db";
+import { EventHub } from "../../src/events/hub";
+import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.worker";
 
 export interface TestApp {
   url: string;
@@ -14,6 +16,7 @@ export interface TestApp {
   deps: Deps;
   app: App;
   kind: "pg" | "pglite";
+  deliveries: DeliveryWorker;
   bootstrap(): Promise<BootstrapResult>;
   /** a second, unrelated workspace with its own owner token and sandbox key */
   otherWorkspace(slug: string): Promise<BootstrapLike>;
@@ -27,6 +30,10 @@ export interface StartOptions {
   db?: "pg" | "default";
   clock?: Clock | "fixed";
   env?: Record<string, string>;
+  /** false: no background delivery worker (tests drive it); otherwise its options */
+  worker?: false | WorkerOptions;
+  /** Redis for cross-process subscription fan-out */
+  redisUrl?: string;
 }
 
 export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | null> {
@@ -43,10 +50,13 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
     url = created.url;
     dropDb = created.drop;
   }
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", ...opts.env, DATABASE_URL: url ?? "" });
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
   const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20 });
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config };
+  const hub = new EventHub({ redisUrl: opts.redisUrl });
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config, hub };
+  const deliveries = new DeliveryWorker(deps, opts.worker || {});
+  if (opts.worker !== false) deliveries.start();
   const app = buildApp(deps, db);
   await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -77,8 +87,11 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
         apiKey: body.data.rawKey,
       };
     },
+    deliveries,
     close: async () => {
+      await deliveries.stop();
       await app.close();
+      await hub.close();
       await db.close();
       await dropDb?.();
     },

@@ -1,0 +1,36 @@
+// Agenda on PostgreSQL through its Postgres backend; on the embedded database through a pg.Pool look-alike
+// over PGlite (../shared/stack.md). One Agenda instance per process.
+import { PostgresBackend } from "@agendajs/postgres-backend";
+import { Agenda } from "agenda";
+import type { Db } from "../src/db/client";
+import { pgliteAsPgPool } from "./pglite-pool";
+import { JOBS, type JobContext } from "./registry";
+
+export async function startAgenda(db: Db, jobCtx: JobContext) {
+  const pool = db.pool ?? (pgliteAsPgPool(db.pglite!) as any);
+  const agenda = new Agenda({ backend: new PostgresBackend({ pool }), processEvery: 5_000, name: `q2c-${process.pid}` });
+  for (const job of JOBS) {
+    agenda.define(
+      job.name,
+      async () => {
+        try {
+          const summary = await job.run(jobCtx);
+          if (jobCtx.deps.config.LOG_LEVEL === "debug") console.log(`[jobs] ${job.name}: ${summary}`);
+        } catch (e) {
+          console.error(`[jobs] ${job.name} failed`, e);
+          throw e;
+        }
+      },
+      { lockLifetime: 5 * 60_000, concurrency: 1 },
+    );
+  }
+  await agenda.ready;
+  await agenda.start();
+  for (const job of JOBS) await agenda.every(job.every, job.name);
+  return {
+    agenda,
+    stop: async () => {
+      await agenda.stop().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,145 @@
+// The event catalog (platform.md part 6) keyed by the read scope needed to read or subscribe.
+// Triggers and required data keys come from the three specifications; shapes not shown there are "object".
+
+const BY_SCOPE: Record<string, string[]> = {
+  "application_scripts:read": ["script.blocked", "script.error", "script.loaded"],
+  "billing:read": [
+    "workspace.payment_method.added",
+    "workspace.payment_method.backup_set",
+    "workspace.payment_method.backup_used",
+    "workspace.payment_method.default_changed",
+    "workspace.payment_method.removed",
+    "workspace.platform_charge.failed",
+    "workspace.platform_charge.succeeded",
+    "workspace.trial_expired",
+  ],
+  "carts:read": [
+    "cart.abandoned", "cart.checkout_started", "cart.converted", "cart.created", "cart.discount_applied", "cart.discount_removed",
+    "cart.item_added", "cart.item_removed", "cart.item_updated", "cart.merged", "cart.shipping_cleared", "cart.shipping_selected",
+    "cart.tax_recomputed", "cart.updated",
+  ],
+  "customers:read": [
+    "customer.created", "customer.deleted", "customer.email_verified", "customer.password_changed", "customer.payment_method_added",
+    "customer.payment_method_removed", "customer.registered", "customer.sessions_revoked", "customer.updated",
+  ],
+  "discounts:read": ["discount.applied", "discount.removed"],
+  "extensions:read": ["extension.uninstalled", "extension.webhook_secret_rotated"],
+  "fulfillment_digital:read": ["fulfillment.digital.delivered"],
+  "fulfillments:read": ["fulfillment.cancelled", "fulfillment.completed", "fulfillment.created", "fulfillment.shipment.delivered", "fulfillment.shipment.shipped"],
+  "imports:read": ["import.completed"],
+  "invoices:read": ["invoice.past_due", "invoice.overdue"],
+  "order_returns:read": ["return.created", "return.updated"],
+  "orders:read": [
+    "order.cancelled", "order.closed", "order.comp_reversed", "order.comped", "order.created", "order.fulfilled", "order.held",
+    "order.hold_released", "order.sync_conflict", "order.sync_failed", "order.updated",
+  ],
+  "payment_disputes:read": ["payment.dispute_cleared", "payment.disputed"],
+  "payment_refunds:read": ["payment.partially_refunded", "payment.refund_failed", "payment.refunded", "subscription.invoice_refunded"],
+  "payments:read": [
+    "payment.authorized", "payment.captured", "payment.expired", "payment.failed", "payment.pending", "payment.processing",
+    "payment.recorded", "payment.vaulted", "payment.voided",
+  ],
+  "quotes:read": [
+    "quote.accepted", "quote.comment_added", "quote.converted", "quote.declined", "quote.expired", "quote.proposed", "quote.requested",
+    "quote.revision_requested", "quote.viewed",
+  ],
+  "shipping_tax:read": ["shipping_tax.provider_connection.unhealthy"],
+  "subscriptions:read": [
+    "subscription.activated", "subscription.backup_pm_used", "subscription.cancelled", "subscription.create_failed", "subscription.created",
+    "subscription.past_due", "subscription.paused", "subscription.payment_failed", "subscription.plan_change_scheduled",
+    "subscription.plan_changed", "subscription.renewed", "subscription.resumed", "subscription.trial_blocked", "subscription.updated",
+  ],
+  // Not subscribable: the signed test ping an endpoint owner asks for.
+  "webhooks:read": ["webhook.ping"],
+};
+
+/** Types delivered without a subscription and never listable in enabledEvents. */
+export const UNSUBSCRIBABLE = new Set(["webhook.ping", "extension.uninstalled", "extension.webhook_secret_rotated"]);
+/** Retired names accepted on write and rewritten (platform.md part 9 rule 3). */
+export const RETIRED: Record<string, string> = { "order.completed": "order.fulfilled" };
+
+export const READ_SCOPE: ReadonlyMap<string, string> = new Map(Object.entries(BY_SCOPE).flatMap(([scope, types]) => types.map((t) => [t, scope] as const)));
+export const EVENT_TYPES = [...READ_SCOPE.keys()].sort();
+
+const TRIGGERS: Record<string, string> = {
+  "order.created": "Exactly once, by whichever path inserts the order.",
+  "order.updated": "Any order status change without its own event, and every paymentStatus change.",
+  "order.fulfilled": "The order enters fulfilled (replaces the retired order.completed).",
+  "order.cancelled": "The order enters cancelled.",
+  "order.closed": "The order enters closed.",
+  "order.held": "A hold is placed; the reason is on the payload.",
+  "order.hold_released": "A hold is lifted; data.previousHoldReason carries its reason.",
+  "order.comped": "A comp is applied.",
+  "order.comp_reversed": "A comp is reversed.",
+  "payment.captured": "A payment is captured; carries capturedAmount and authorizedAmount.",
+  "payment.processing": "The provider needs more time; always followed by a resolution event.",
+  "payment.refunded": "Refunds reach the captured amount.",
+  "payment.partially_refunded": "A partial refund succeeds.",
+  "payment.refund_failed": "A refund fails.",
+  "payment.disputed": "The dispute flag is set.",
+  "payment.dispute_cleared": "The dispute flag is cleared.",
+  "invoice.overdue": "An authorized Net-N payment passes its dueDate; its status stays authorized.",
+  "cart.abandoned": "Checkout session expiry releases a cart; carries the recovery URL (null when unset).",
+  "import.completed": "A successful import pass ends; data.mode is validate, commit or undo.",
+  "quote.requested": "A quote request is submitted (form, cart, API, dashboard).",
+  "quote.proposed": "A revision is issued.",
+  "quote.accepted": "The buyer or a rep accepts the current revision.",
+  "quote.converted": "The accepted quote's checkout completes; carries orderId.",
+  "quote.declined": "The merchant or the buyer declines.",
+  "quote.expired": "The hourly job expires a proposed quote past expiresAt.",
+  "quote.revision_requested": "The buyer requests changes.",
+  "quote.viewed": "The buyer opens the link.",
+  "quote.comment_added": "A shared comment is added.",
+  "subscription.plan_changed": "change-plan with effective now.",
+  "subscription.plan_change_scheduled": "change-plan with effective period_end.",
+  "subscription.updated": "change-quantity, or a pending change is cleared.",
+  "extension.uninstalled": "An install is uninstalled (delivered after the state is set).",
+  "extension.webhook_secret_rotated": "An install's signing secret is rotated (dual-signed).",
+  "webhook.ping": "POST /webhook-endpoints/{id}/test.",
+};
+
+const REQUIRED_KEYS: Record<string, string[]> = {
+  "extension.uninstalled": ["installationId", "extensionId", "applicationId", "uninstalledAt", "reason"],
+  "extension.webhook_secret_rotated": ["installationId", "extensionId", "endpointId", "rotatedAt", "previousSecretExpiresAt"],
+  "quote.converted": ["quoteId", "orderId"],
+  "payment.captured": ["paymentId", "capturedAmount", "authorizedAmount"],
+  "order.hold_released": ["orderId", "previousHoldReason"],
+  "cart.abandoned": ["cartId", "recoveryUrl"],
+  "import.completed": ["importId", "mode"],
+  "webhook.ping": ["endpointId"],
+};
+
+export function eventTypeInfo(type: string) {
+  const requiredDataKeys = REQUIRED_KEYS[type] ?? [];
+  const example = {
+    id: "3f1c2a9e-0b7d-4c61-9a0e-5d2b8f4e7a10",
+    type,
+    version: "1",
+    workspaceId: "6857db9d-3858-4a87-9247-bae9607ce643",
+    environmentId: "fddda9b1-4cf8-4c3f-853c-5a8e5ba48dbb",
+    environmentKind: "non_production",
+    createdAt: "2026-01-01T00:00:00.000Z",
+    data: Object.fromEntries(requiredDataKeys.map((k) => [k, `<${k}>`])),
+  };
+  return {
+    type,
+    readScope: READ_SCOPE.get(type)!,
+    subscribable: !UNSUBSCRIBABLE.has(type),
+    trigger: TRIGGERS[type] ?? `A ${type.split(".")[0]} ${type.split(".").slice(1).join(" ").replace(/_/g, " ")} change.`,
+    dataShape: "object",
+    requiredDataKeys,
+    example,
+  };
+}
+
+export const EVENT_CONVENTIONS = {
+  envelope: ["id", "type", "version", "workspaceId", "environmentId", "environmentKind", "createdAt", "data"],
+  version: "1; fields are added without a version change, so ignore unknown keys",
+  amounts: "integer minor units",
+  timestamps: "ISO 8601 UTC",
+  ids: "opaque strings",
+  delivery: "at least once: store each event id before side effects",
+  signature: "X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of `${t}.${rawBody}`>; two v1 values during a rotation window",
+  replay: "a replay keeps the original id, payload and createdAt",
+  retired: RETIRED,
+};

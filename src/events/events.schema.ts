@@ -1,0 +1,75 @@
+// GraphQL: the event log and the live `events` subscription (graphql-ws and SSE), tenant-scoped and gated by
+// each event type's read scope, fed by the same hub that feeds webhooks.
+import { filter, pipe } from "graphql-yoga";
+import { builder, PageInfo } from "../graphql/builder";
+import { requirePrincipal, requireTenant } from "../platform/auth.service";
+import { errors } from "../shared/errors";
+import { READ_SCOPE } from "./catalog";
+import { canRead, envelope, getEvent, listEvents, readableTypes } from "./events.service";
+import { type Envelope, tenantTopic } from "./hub";
+
+const EventRef = builder.objectRef<Envelope>("Event").implement({
+  description: "Event envelope (platform.md part 2)",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    type: t.exposeString("type"),
+    version: t.exposeString("version"),
+    workspaceId: t.exposeID("workspaceId"),
+    environmentId: t.exposeID("environmentId"),
+    environmentKind: t.exposeString("environmentKind", { nullable: true }),
+    createdAt: t.field({ type: "DateTime", resolve: (e) => e.createdAt }),
+    data: t.field({ type: "JSON", resolve: (e) => e.data }),
+  }),
+});
+
+const EventPage = builder.objectRef<{ items: Envelope[]; pagination: { cursor: string | null; hasMore: boolean } }>("EventPage").implement({
+  fields: (t) => ({
+    nodes: t.field({ type: [EventRef], resolve: (p) => p.items }),
+    pageInfo: t.field({ type: PageInfo, resolve: (p) => p.pagination }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  events: t.field({
+    type: EventPage,
+    authScopes: { authenticated: true },
+    args: { type: t.arg.string(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, args, ctx) => {
+      const page = await listEvents(ctx, { type: args.type ?? undefined, limit: args.limit ?? undefined, cursor: args.cursor ?? undefined });
+      return { items: page.items.map(envelope), pagination: page.pagination };
+    },
+  }),
+  event: t.field({
+    type: EventRef,
+    authScopes: { authenticated: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, args, ctx) => envelope(await getEvent(ctx, String(args.id))),
+  }),
+}));
+
+builder.subscriptionType({});
+builder.subscriptionFields((t) => ({
+  events: t.field({
+    type: EventRef,
+    description: "Events of the credential's application and environment as they commit; `types` narrows them",
+    authScopes: { authenticated: true },
+    args: { types: t.arg.stringList() },
+    subscribe: (_r, args, ctx) => {
+      const p = requirePrincipal(ctx);
+      const tenant = requireTenant(ctx);
+      let types: string[];
+      if (args.types?.length) {
+        const unknown = args.types.filter((x) => !READ_SCOPE.has(x));
+        if (unknown.length) throw errors.validation(unknown.map((x) => ({ path: ["types"], message: `Unknown event type "${x}"` })));
+        const missing = [...new Set(args.types.filter((x) => !canRead(p, x)).map((x) => READ_SCOPE.get(x)!))];
+        if (missing.length) throw errors.insufficientScopes(missing);
+        types = args.types;
+      } else {
+        types = readableTypes(p);
+      }
+      const wanted = new Set(types);
+      return pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(tenant.applicationId, tenant.environmentId)), filter((e: Envelope) => wanted.has(e.type)));
+    },
+    resolve: (e) => e,
+  }),
+}));

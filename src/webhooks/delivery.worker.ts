@@ -1,0 +1,265 @@
+// Sends due webhook deliveries: claims a batch with FOR UPDATE SKIP LOCKED (safe across processes), posts each
+// signed envelope with a 10 s timeout and no redirects, records the attempt, schedules a retry or dead-letters.
+// At least once: a claim is a lease, so a delivery whose worker died mid-send goes out again after it lapses.
+import { envelope } from "../events/events.service";
+import type { Deps } from "../shared/context";
+import { signatureHeader } from "./signature";
+
+export interface WorkerOptions {
+  batchSize?: number;
+  leaseMs?: number;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  /** longest sleep between passes when nothing is due */
+  idleMs?: number;
+}
+
+type Claimed = { id: string; endpointId: string; eventId: string; attempts: number };
+type Outcome = { d: Claimed; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date };
+
+const EXCERPT = 500;
+
+export class DeliveryWorker {
+  private readonly o: Required<WorkerOptions>;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(private readonly deps: Deps, opts: WorkerOptions = {}) {
+    this.o = { batchSize: 100, leaseMs: 60_000, timeoutMs: 10_000, maxAttempts: 5, idleMs: 30_000, ...opts };
+  }
+
+  /** Runs in the background: woken by every commit that records events, and by a timer for retries. */
+  start() {
+    this.stopped = false;
+    this.unsubscribe = this.deps.hub.onCommitted(() => this.kick());
+    this.kick();
+    return this;
+  }
+
+  async stop() {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  kick() {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.running = this.loop().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      } else void this.scheduleNext();
+    });
+  }
+
+  private async loop() {
+    try {
+      while (!this.stopped && (await this.pass()) > 0) {
+        /* keep draining */
+      }
+    } catch (e) {
+      console.error("[webhooks] delivery pass failed", e);
+    }
+  }
+
+  private async scheduleNext() {
+    if (this.stopped) return;
+    let wait = this.o.idleMs;
+    try {
+      const next = await this.deps.prisma.webhookDelivery.findFirst({
+        where: { status: { in: ["pending", "retrying"] } },
+        orderBy: { nextAttemptAt: "asc" },
+        select: { nextAttemptAt: true, lockedUntil: true },
+      });
+      if (next) {
+        const due = Math.max(next.nextAttemptAt.getTime(), next.lockedUntil?.getTime() ?? 0);
+        wait = Math.min(this.o.idleMs, Math.max(0, due - this.deps.clock.now().getTime()));
+      }
+    } catch {
+      /* database away: try again after idleMs */
+    }
+    if (this.stopped || this.running) return;
+    this.timer = setTimeout(() => this.kick(), wait);
+    this.timer.unref();
+  }
+
+  /** One pass (the `webhook-delivery` job): every due delivery, batch by batch; returns how many were attempted. */
+  async runUntilIdle() {
+    let total = 0;
+    for (let n = await this.pass(); n > 0; n = await this.pass()) total += n;
+    return total;
+  }
+
+  /** Claims and sends one batch; returns the number attempted. */
+  async pass(): Promise<number> {
+    const { prisma, clock } = this.deps;
+    const now = clock.now();
+    const claimed = await prisma.$queryRaw<Claimed[]>`
+      WITH due AS (
+        SELECT id FROM "WebhookDelivery"
+        WHERE status IN ('pending', 'retrying') AND "nextAttemptAt" <= ${now}
+          AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
+        ORDER BY "nextAttemptAt"
+        LIMIT ${this.o.batchSize}
+        FOR UPDATE SKIP LOCKED)
+      UPDATE "WebhookDelivery" d SET "lockedUntil" = ${new Date(now.getTime() + this.o.leaseMs)}, attempts = d.attempts + 1
+      FROM due WHERE d.id = due.id
+      RETURNING d.id, d."endpointId", d."eventId", d.attempts`;
+    if (claimed.length === 0) return 0;
+
+    const [events, endpoints] = await Promise.all([
+      prisma.event.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.eventId))] } } }),
+      prisma.webhookEndpoint.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.endpointId))] } } }),
+    ]);
+    const eventById = new Map(events.map((e) => [e.id, e]));
+    const endpointById = new Map(endpoints.map((e) => [e.id, e]));
+
+    const outcomes = await Promise.all(
+      claimed.map(async (d): Promise<Outcome> => {
+        const ep = endpointById.get(d.endpointId)!;
+        const ev = eventById.get(d.eventId)!;
+        const at = clock.now();
+        if (ep.deletedAt || !ep.isActive) {
+          return { d, ok: false, statusCode: null, error: "endpoint_inactive", excerpt: null, ms: 0, at };
+        }
+        const rawBody = JSON.stringify(envelope(ev));
+        const secrets = ep.previousSecret && ep.previousSecretExpiresAt && ep.previousSecretExpiresAt > at ? [ep.previousSecret, ep.secret] : [ep.secret];
+        return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at);
+      }),
+    );
+    await this.record(outcomes);
+    return claimed.length;
+  }
+
+  private async send(d: Claimed, url: string, rawBody: string, signature: string, ev: { id: string; type: string }, at: Date): Promise<Outcome> {
+    const started = performance.now();
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "quote-to-cash-webhooks/1",
+          "x-service-signature": signature,
+          "x-service-event-id": ev.id,
+          "x-service-event-type": ev.type,
+        },
+        body: rawBody,
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+      const excerpt = await readExcerpt(res);
+      const ok = res.status >= 200 && res.status < 300;
+      return { d, ok, statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, excerpt, ms: Math.round(performance.now() - started), at };
+    } catch (e: any) {
+      const error = e?.name === "TimeoutError" ? `timeout after ${this.o.timeoutMs} ms` : String(e?.cause?.code ?? e?.message ?? e).slice(0, 200);
+      return { d, ok: false, statusCode: null, error, excerpt: null, ms: Math.round(performance.now() - started), at };
+    }
+  }
+
+  private async record(outcomes: Outcome[]) {
+    const { prisma, clock, config } = this.deps;
+    const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+    const now = clock.now();
+    const ok = outcomes.filter((o) => o.ok);
+    await prisma.$transaction(async (tx) => {
+      await tx.webhookDeliveryAttempt.createMany({
+        data: outcomes.map((o) => ({ deliveryId: o.d.id, number: o.d.attempts, statusCode: o.statusCode, error: o.error, responseExcerpt: o.excerpt, durationMs: o.ms, at: o.at })),
+      });
+      if (ok.length) {
+        await tx.webhookDelivery.updateMany({
+          where: { id: { in: ok.map((o) => o.d.id) } },
+          data: { status: "succeeded", succeededAt: now, lastAttemptAt: now, lockedUntil: null, lastError: null },
+        });
+        // lastStatusCode differs per row only in the 2xx range; keep the common case to one statement
+        for (const code of new Set(ok.map((o) => o.statusCode))) {
+          await tx.webhookDelivery.updateMany({ where: { id: { in: ok.filter((o) => o.statusCode === code).map((o) => o.d.id) } }, data: { lastStatusCode: code } });
+        }
+      }
+      for (const o of outcomes.filter((x) => !x.ok)) {
+        const inactive = o.error === "endpoint_inactive";
+        const dead = inactive || o.d.attempts >= this.o.maxAttempts;
+        const delay = schedule[Math.min(o.d.attempts - 1, schedule.length - 1)];
+        await tx.webhookDelivery.update({
+          where: { id: o.d.id },
+          data: {
+            status: dead ? "dead_letter" : "retrying",
+            nextAttemptAt: dead ? undefined : new Date(now.getTime() + delay),
+            lockedUntil: null,
+            lastAttemptAt: now,
+            lastStatusCode: o.statusCode,
+            lastError: o.error,
+          },
+        });
+      }
+      await this.trackAuthFailures(tx, outcomes);
+    });
+  }
+
+  /** Three consecutive 401/403 answers from one endpoint raise one alert per streak; any other answer ends it. */
+  private async trackAuthFailures(tx: any, outcomes: Outcome[]) {
+    const byEndpoint = new Map<string, Outcome[]>();
+    for (const o of outcomes) {
+      if (o.error === "endpoint_inactive") continue;
+      byEndpoint.set(o.d.endpointId, [...(byEndpoint.get(o.d.endpointId) ?? []), o]);
+    }
+    for (const [endpointId, list] of byEndpoint) {
+      const auth = (o: Outcome) => o.statusCode === 401 || o.statusCode === 403;
+      if (!list.some(auth)) {
+        await tx.webhookEndpoint.updateMany({ where: { id: endpointId, authFailureStreak: { gt: 0 } }, data: { authFailureStreak: 0, alertRaisedForStreak: false } });
+        continue;
+      }
+      const ep = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: { authFailureStreak: true, alertRaisedForStreak: true } });
+      let streak = ep.authFailureStreak;
+      let raised = ep.alertRaisedForStreak;
+      let codes: number[] = [];
+      for (const o of list.sort((a, b) => a.at.getTime() - b.at.getTime())) {
+        if (auth(o)) {
+          streak++;
+          codes.push(o.statusCode!);
+          if (streak >= 3 && !raised) {
+            await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: codes.slice(-3) } });
+            raised = true;
+          }
+        } else {
+          streak = 0;
+          raised = false;
+          codes = [];
+        }
+      }
+      await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { authFailureStreak: streak, alertRaisedForStreak: raised } });
+    }
+  }
+}
+
+async function readExcerpt(res: Response): Promise<string | null> {
+  if (!res.body) return null;
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT * 4) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    /* a body cut short is still an answer */
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  const text = Buffer.concat(chunks).toString("utf8").slice(0, EXCERPT);
+  return text || null;
+}

@@ -1,0 +1,220 @@
+// Workspace webhook endpoints (decisions.md part 4): create with a one-time secret, list, read, update,
+// soft delete, rotate the secret with a grace window, list deliveries, replay a dead letter, test ping.
+import { z } from "zod";
+import type { WebhookDelivery, WebhookEndpoint } from "../generated/prisma/client";
+import { RETIRED, READ_SCOPE, UNSUBSCRIBABLE } from "../events/catalog";
+import { principalEventTenant, recordEvent } from "../events/events.service";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import { type Ctx, withTx } from "../shared/context";
+import { DomainError, errors, parseInput } from "../shared/errors";
+import { hasScope } from "../shared/scopes";
+import { newSigningSecret } from "./signature";
+import { checkWebhookUrl } from "./url-policy";
+
+const MAX_GRACE = 604_800;
+
+const eventList = z
+  .array(z.string().min(1).max(100))
+  .min(1)
+  .max(READ_SCOPE.size)
+  .superRefine((list, ctx) => {
+    list.forEach((t, i) => {
+      const name = RETIRED[t] ?? t;
+      if (!READ_SCOPE.has(name)) ctx.addIssue({ code: "custom", path: [i], message: `Unknown event type "${t}"` });
+      else if (UNSUBSCRIBABLE.has(name)) ctx.addIssue({ code: "custom", path: [i], message: `"${t}" is delivered without a subscription and cannot be listed` });
+    });
+  })
+  .transform((list) => [...new Set(list.map((t) => RETIRED[t] ?? t))]);
+
+const url = z.string().trim().min(1).max(2048);
+
+export const createEndpointInput = z.strictObject({
+  url,
+  enabledEvents: eventList,
+  description: z.string().max(500).optional(),
+});
+export const updateEndpointInput = z.strictObject({
+  url: url.optional(),
+  enabledEvents: eventList.optional(),
+  isActive: z.boolean().optional(),
+  description: z.string().max(500).nullable().optional(),
+});
+export const rotateInput = z.strictObject({ graceSeconds: z.number().int().min(0).max(MAX_GRACE).default(86_400) });
+export const deliveriesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+export function endpointView(e: WebhookEndpoint, now: Date) {
+  const inWindow = e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now;
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    enabledEvents: e.enabledEvents,
+    isActive: e.isActive,
+    applicationId: e.applicationId,
+    environmentId: e.environmentId,
+    previousSecretExpiresAt: inWindow ? e.previousSecretExpiresAt!.toISOString() : null,
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  };
+}
+
+export function deliveryView(d: WebhookDelivery & { event?: { type: string } }) {
+  return {
+    id: d.id,
+    endpointId: d.endpointId,
+    eventId: d.eventId,
+    eventType: d.event?.type,
+    status: d.status,
+    attempts: d.attempts,
+    nextAttemptAt: d.status === "pending" || d.status === "retrying" ? d.nextAttemptAt.toISOString() : null,
+    lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    succeededAt: d.succeededAt?.toISOString() ?? null,
+    createdAt: d.createdAt.toISOString(),
+  };
+}
+
+/** Each subscribed event needs its read scope on the calling credential (400 insufficient_scopes). */
+function checkEventScopes(ctx: Ctx, types: string[]) {
+  const p = ctx.principal!;
+  const missing = [...new Set(types.map((t) => READ_SCOPE.get(t)!).filter((s) => !hasScope(p.scopes, s)))];
+  if (missing.length) {
+    throw new DomainError("insufficient_scopes", 400, `Subscribing needs the read scope of each event: missing ${missing.join(", ")}`, { required: missing });
+  }
+}
+
+async function findEndpoint(ctx: Ctx, id: string) {
+  const t = requireTenant(ctx);
+  const row = z.uuid().safeParse(id).success
+    ? await ctx.db.webhookEndpoint.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null } })
+    : null;
+  if (!row) throw errors.notFound("Webhook endpoint");
+  return row;
+}
+
+export async function createEndpoint(ctx: Ctx, body: unknown) {
+  const p = requireScope(ctx, "webhooks:write");
+  const input = parseInput(createEndpointInput, body);
+  const t = requireTenant(ctx);
+  checkEventScopes(ctx, input.enabledEvents);
+  const checkedUrl = await checkWebhookUrl(input.url, p.environment.kind);
+  const secret = newSigningSecret();
+  const row = await ctx.db.webhookEndpoint.create({
+    data: { ...t, url: checkedUrl, enabledEvents: input.enabledEvents, description: input.description ?? null, secret },
+  });
+  return { ...endpointView(row, ctx.clock.now()), secret };
+}
+
+export async function listEndpoints(ctx: Ctx) {
+  requireScope(ctx, "webhooks:read");
+  const t = requireTenant(ctx);
+  return ctx.db.webhookEndpoint.findMany({
+    where: { applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 500,
+  });
+}
+
+export async function getEndpoint(ctx: Ctx, id: string) {
+  requireScope(ctx, "webhooks:read");
+  return findEndpoint(ctx, id);
+}
+
+export async function updateEndpoint(ctx: Ctx, id: string, body: unknown) {
+  const p = requireScope(ctx, "webhooks:write");
+  const input = parseInput(updateEndpointInput, body);
+  const row = await findEndpoint(ctx, id);
+  if (input.enabledEvents) checkEventScopes(ctx, input.enabledEvents);
+  const checkedUrl = input.url !== undefined ? await checkWebhookUrl(input.url, p.environment.kind) : undefined;
+  return ctx.db.webhookEndpoint.update({
+    where: { id: row.id },
+    data: {
+      ...(checkedUrl !== undefined ? { url: checkedUrl } : {}),
+      ...(input.enabledEvents ? { enabledEvents: input.enabledEvents } : {}),
+      ...(input.isActive !== undefined ? { isActive: input.isActive } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+    },
+  });
+}
+
+export async function deleteEndpoint(ctx: Ctx, id: string) {
+  requireScope(ctx, "webhooks:write");
+  const row = await findEndpoint(ctx, id);
+  await ctx.db.webhookEndpoint.update({ where: { id: row.id }, data: { deletedAt: ctx.clock.now(), isActive: false } });
+}
+
+export async function rotateSecret(ctx: Ctx, id: string, body: unknown) {
+  requireScope(ctx, "webhooks:write");
+  const { graceSeconds } = parseInput(rotateInput, body ?? {});
+  const row = await findEndpoint(ctx, id);
+  const now = ctx.clock.now();
+  const secret = newSigningSecret();
+  const previousSecretExpiresAt = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
+  const updated = await ctx.db.webhookEndpoint.update({
+    where: { id: row.id },
+    data: { secret, previousSecret: graceSeconds > 0 ? row.secret : null, previousSecretExpiresAt },
+  });
+  return { ...endpointView(updated, now), secret, previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null };
+}
+
+export async function listDeliveries(ctx: Ctx, id: string, query: unknown) {
+  requireScope(ctx, "webhooks:read");
+  const q = parseInput(deliveriesQuery, query ?? {}, ["query"]);
+  const row = await findEndpoint(ctx, id);
+  const [items, total] = await Promise.all([
+    ctx.db.webhookDelivery.findMany({
+      where: { endpointId: row.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: q.offset,
+      take: q.limit,
+      include: { event: { select: { type: true } } },
+    }),
+    ctx.db.webhookDelivery.count({ where: { endpointId: row.id } }),
+  ]);
+  return { items, total, limit: q.limit, offset: q.offset };
+}
+
+export async function getDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
+  requireScope(ctx, "webhooks:read");
+  const ep = await findEndpoint(ctx, endpointId);
+  const d = z.uuid().safeParse(deliveryId).success
+    ? await ctx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: ep.id }, include: { event: { select: { type: true } }, attemptLog: { orderBy: { at: "asc" } } } })
+    : null;
+  if (!d) throw errors.notFound("Delivery");
+  return d;
+}
+
+/** A dead-lettered delivery goes out again with the original event: same id, payload and createdAt. */
+export async function replayDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
+  requireScope(ctx, "webhooks:write");
+  const ep = await findEndpoint(ctx, endpointId);
+  if (!z.uuid().safeParse(deliveryId).success) throw errors.notFound("Delivery");
+  return withTx(ctx, async (tx) => {
+    const d = await tx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: ep.id } });
+    if (!d) throw errors.notFound("Delivery");
+    if (d.status !== "dead_letter") {
+      throw new DomainError("delivery_not_replayable", 409, `Only dead-lettered deliveries can be replayed; this one is ${d.status}`, { status: d.status });
+    }
+    const updated = await tx.db.webhookDelivery.update({
+      where: { id: d.id },
+      data: { status: "pending", attempts: 0, nextAttemptAt: tx.clock.now(), lockedUntil: null, lastError: null },
+      include: { event: { select: { type: true } } },
+    });
+    tx.afterCommit!.push(() => tx.deps.hub.committed([]));
+    return updated;
+  });
+}
+
+/** Sends a signed webhook.ping to this endpoint only, through the normal delivery path. */
+export async function testEndpoint(ctx: Ctx, id: string) {
+  requireScope(ctx, "webhooks:write");
+  const ep = await findEndpoint(ctx, id);
+  return withTx(ctx, async (tx) => {
+    const event = await recordEvent(tx, principalEventTenant(tx), "webhook.ping", { endpointId: ep.id }, { onlyEndpointId: ep.id });
+    return tx.db.webhookDelivery.findUniqueOrThrow({ where: { endpointId_eventId: { endpointId: ep.id, eventId: event.id } }, include: { event: { select: { type: true } } } });
+  });
+}
