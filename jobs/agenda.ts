@@ -6,9 +6,9 @@ import type { Db } from "../src/db/client";
 import { pgliteAsPgPool } from "./pglite-pool";
 import { JOBS, type JobContext } from "./registry";
 
-export async function startAgenda(db: Db, jobCtx: JobContext) {
+export async function startAgenda(db: Db, jobCtx: JobContext, opts: { lockLifetimeMs?: number; processEveryMs?: number } = {}) {
   const pool = db.pool ?? (pgliteAsPgPool(db.pglite!) as any);
-  const agenda = new Agenda({ backend: new PostgresBackend({ pool }), processEvery: 5_000, name: `q2c-${process.pid}` });
+  const agenda = new Agenda({ backend: new PostgresBackend({ pool }), processEvery: opts.processEveryMs ?? 5_000, name: `q2c-${process.pid}` });
   for (const job of JOBS) {
     agenda.define(
       job.name,
@@ -21,7 +21,7 @@ export async function startAgenda(db: Db, jobCtx: JobContext) {
           throw e;
         }
       },
-      { lockLifetime: 5 * 60_000, concurrency: 1 },
+      { lockLifetime: opts.lockLifetimeMs ?? 5 * 60_000, concurrency: 1 },
     );
   }
   await agenda.ready;

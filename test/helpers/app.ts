@@ -12,6 +12,8 @@ import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.
 
 export interface TestApp {
   url: string;
+  /** the PostgreSQL database URL, when on PostgreSQL */
+  databaseUrl?: string;
   db: Db;
   deps: Deps;
   app: App;
@@ -34,13 +36,17 @@ export interface StartOptions {
   worker?: false | WorkerOptions;
   /** Redis for cross-process subscription fan-out */
   redisUrl?: string;
+  /** join an existing PostgreSQL database (another TestApp's) instead of creating one: a second "process" */
+  databaseUrl?: string;
 }
 
 export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | null> {
   const wantPg = opts.db === "pg" || Boolean(process.env.DATABASE_URL);
   let dropDb: (() => Promise<void>) | undefined;
   let url: string | undefined;
-  if (wantPg) {
+  if (opts.databaseUrl) {
+    url = opts.databaseUrl;
+  } else if (wantPg) {
     const server = await reachablePgUrl();
     if (!server) {
       if (opts.db === "pg") return null;
@@ -64,6 +70,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
   config.CHECKOUT_URL = base;
   return {
     url: base,
+    databaseUrl: url,
     db,
     deps,
     app,

@@ -5,6 +5,23 @@ import path from "node:path";
 export const ROOT = path.resolve(__dirname, "../..");
 const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 
+/** The port the service printed in its "listening on" line. */
+export function portOf(s: Started) {
+  return Number(/listening on http:\/\/localhost:(\d+)/.exec(s.output())![1]);
+}
+
+/** Like runCli, without blocking this process (a receiver in the test must keep answering). */
+export function runCliAsync(script: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d) => (stdout += d));
+    p.stderr.on("data", (d) => (stderr += d));
+    p.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export function runCli(script: string, args: string[], env: Record<string, string>) {
   const r = spawnSync(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8", timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -12,6 +29,7 @@ export function runCli(script: string, args: string[], env: Record<string, strin
 
 export interface Started {
   proc: ChildProcess;
+  kill9: () => Promise<void>;
   output: () => string;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
@@ -34,14 +52,20 @@ export function killAll() {
 }
 
 /** Starts src/main.ts and resolves once `ready` matches the output (or rejects after timeoutMs). */
-export function startService(env: Record<string, string>, ready = /listening on/, timeoutMs = 90_000): Promise<Started> {
-  const proc = spawn(TSX, ["src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+export function startService(env: Record<string, string>, ready = /listening on/, timeoutMs = 90_000, args: string[] = []): Promise<Started> {
+  const proc = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   running.add(proc);
   proc.once("exit", () => running.delete(proc));
   let out = "";
   const started: Started = {
     proc,
     output: () => out,
+    kill9: () =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        proc.once("exit", () => resolve());
+        killGroup(proc, "SIGKILL");
+      }),
     stop: (signal = "SIGTERM") =>
       new Promise((resolve) => {
         if (proc.exitCode !== null) return resolve(proc.exitCode);
