@@ -12,6 +12,8 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /** longest sleep between passes when nothing is due */
   idleMs?: number;
+  /** passes run side by side, so one batch's HTTP overlaps another's claim and bookkeeping */
+  lanes?: number;
 }
 
 type Claimed = { id: string; endpointId: string; eventId: string; attempts: number };
@@ -28,7 +30,7 @@ export class DeliveryWorker {
   private unsubscribe: (() => void) | null = null;
 
   constructor(private readonly deps: Deps, opts: WorkerOptions = {}) {
-    this.o = { batchSize: 100, leaseMs: 60_000, timeoutMs: 10_000, maxAttempts: 5, idleMs: 30_000, ...opts };
+    this.o = { batchSize: 250, leaseMs: 60_000, timeoutMs: 10_000, maxAttempts: 5, idleMs: 30_000, lanes: 2, ...opts };
   }
 
   /** Runs in the background: woken by every commit that records events, and by a timer for retries. */
@@ -66,12 +68,20 @@ export class DeliveryWorker {
 
   private async loop() {
     try {
-      while (!this.stopped && (await this.pass()) > 0) {
-        /* keep draining */
-      }
+      await this.drain(() => !this.stopped);
     } catch (e) {
       console.error("[webhooks] delivery pass failed", e);
     }
+  }
+
+  /** Lanes of passes until nothing is due; returns how many deliveries were attempted. */
+  private async drain(go: () => boolean) {
+    let total = 0;
+    const lane = async () => {
+      for (let n = go() ? await this.pass() : 0; n > 0; n = go() ? await this.pass() : 0) total += n;
+    };
+    await Promise.all(Array.from({ length: this.o.lanes }, lane));
+    return total;
   }
 
   private async scheduleNext() {
@@ -97,9 +107,7 @@ export class DeliveryWorker {
 
   /** One pass (the `webhook-delivery` job): every due delivery, batch by batch; returns how many were attempted. */
   async runUntilIdle() {
-    let total = 0;
-    for (let n = await this.pass(); n > 0; n = await this.pass()) total += n;
-    return total;
+    return this.drain(() => true);
   }
 
   /** Claims and sends one batch; returns the number attempted. */
