@@ -29,22 +29,51 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
   return null;
 }
 
+interface KeyRow {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  type: string;
+  scopes: string[];
+  keyHash: string;
+  revokedAt: Date | null;
+  wsId: string;
+  wsName: string;
+  wsSlug: string;
+  appId: string;
+  appName: string;
+  appSlug: string;
+  appCurrency: string;
+  envId: string;
+  envSlug: string;
+  envKind: string;
+  envProvider: string;
+  envStatus: string;
+}
+
 async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   if (raw.length > 200 || !/^(sk|pk)_[a-z0-9-]+_[A-Za-z0-9]+$/.test(raw)) throw errors.unauthorized("Malformed API key");
   const hash = sha256Hex(raw);
-  const key = await ctx.db.apiKey.findUnique({
-    where: { keyHash: hash },
-    include: { workspace: true, application: true, environment: true },
-  });
-  if (!key || !constantTimeEqual(key.keyHash, hash) || key.revokedAt || key.environment.status !== "active") {
+  // One round trip: this runs on every keyed request (Prisma's include would issue one query per table).
+  const [key] = await ctx.db.$queryRaw<KeyRow[]>`
+    SELECT k.id, k.name, k."keyPrefix", k.type, k.scopes, k."keyHash", k."revokedAt",
+           w.id AS "wsId", w.name AS "wsName", w.slug AS "wsSlug",
+           a.id AS "appId", a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
+           e.id AS "envId", e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus"
+    FROM "ApiKey" k
+    JOIN "Workspace" w ON w.id = k."workspaceId"
+    JOIN "Application" a ON a.id = k."applicationId"
+    JOIN "Environment" e ON e.id = k."environmentId"
+    WHERE k."keyHash" = ${hash}`;
+  if (!key || !constantTimeEqual(key.keyHash, hash) || key.revokedAt || key.envStatus !== "active") {
     throw errors.unauthorized("Invalid or revoked API key");
   }
   return {
     type: "api_key",
     credentialId: `key:${key.id}`,
-    workspace: { id: key.workspace.id, name: key.workspace.name, slug: key.workspace.slug },
-    application: { id: key.application.id, name: key.application.name, slug: key.application.slug, currency: key.application.currency },
-    environment: envInfo(key.environment),
+    workspace: { id: key.wsId, name: key.wsName, slug: key.wsSlug },
+    application: { id: key.appId, name: key.appName, slug: key.appSlug, currency: key.appCurrency },
+    environment: envInfo({ id: key.envId, slug: key.envSlug, kind: key.envKind, providerEnvironment: key.envProvider }),
     environmentExplicit: true,
     scopes: key.scopes,
     apiKey: { id: key.id, name: key.name, keyPrefix: key.keyPrefix, type: key.type as "secret" | "publishable" },
