@@ -7,6 +7,12 @@ import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { eventsRouter } from "./events/events.rest";
 import { platformRouter } from "./platform/platform.rest";
 import { webhooksRouter } from "./webhooks/webhooks.rest";
+import { cartsRouter } from "./carts/carts.rest";
+import { checkoutRouter } from "./checkout/checkout.rest";
+import { customersRouter } from "./customers/customers.rest";
+import { ordersRouter } from "./orders/orders.rest";
+import { paymentsRouter } from "./payments/payments.rest";
+import { shippingTaxRouter } from "./shipping-tax/shipping-tax.rest";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
@@ -45,6 +51,12 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(platformRouter());
   api.use(eventsRouter());
   api.use(webhooksRouter());
+  api.use(customersRouter());
+  api.use(cartsRouter());
+  api.use(shippingTaxRouter());
+  api.use(checkoutRouter());
+  api.use(ordersRouter());
+  api.use(paymentsRouter());
   api.use(notFoundHandler);
   app.use("/api/v1", api);
 

@@ -1,0 +1,6 @@
+import { Router } from "express";
+
+export function cartsRouter() {
+  const r = Router();
+  return r;
+}

@@ -1,0 +1,6 @@
+import { Router } from "express";
+
+export function checkoutRouter() {
+  const r = Router();
+  return r;
+}

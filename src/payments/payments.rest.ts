@@ -1,0 +1,6 @@
+import { Router } from "express";
+
+export function paymentsRouter() {
+  const r = Router();
+  return r;
+}

@@ -1,0 +1,36 @@
+// Money is integer minor units; arithmetic and rounding live here only.
+import { z } from "zod";
+
+export const MAX_AMOUNT = 99_999_999_999; // well inside Number.MAX_SAFE_INTEGER and PostgreSQL int8
+
+/** A non-negative amount in minor units. */
+export const amount = z.number().int().min(0).max(MAX_AMOUNT);
+/** A strictly positive amount in minor units. */
+export const positiveAmount = z.number().int().min(1).max(MAX_AMOUNT);
+export const currencyCode = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD");
+
+/** amount * basisPoints / 10000, rounded half up to the minor unit. */
+export function applyBps(minor: number, bps: number): number {
+  return Math.floor((minor * bps + 5_000) / 10_000);
+}
+
+/** percent (may be fractional, e.g. 12.5) of an amount, rounded half up. */
+export function percentOf(minor: number, percent: number): number {
+  return applyBps(minor, Math.round(percent * 100));
+}
+
+export function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+export interface LineAmounts {
+  unitPrice: number;
+  quantity: number;
+  taxAmount?: number;
+  discountAmount?: number;
+}
+
+/** A line's total: unitPrice x quantity - discount + tax. */
+export function lineTotal(l: LineAmounts): number {
+  return l.unitPrice * l.quantity - (l.discountAmount ?? 0) + (l.taxAmount ?? 0);
+}

@@ -1,0 +1,6 @@
+import { Router } from "express";
+
+export function shippingTaxRouter() {
+  const r = Router();
+  return r;
+}
