@@ -30,7 +30,8 @@ export async function startAgenda(db: Db, jobCtx: JobContext, opts: { lockLifeti
   return {
     agenda,
     stop: async () => {
-      await agenda.stop().catch(() => {});
+      // drain waits for running jobs, so none touches the database after the caller closes it
+      await agenda.drain({ timeout: 10_000, closeConnection: false }).catch(() => agenda.stop().catch(() => {}));
     },
   };
 }

@@ -19,6 +19,7 @@ import { cliConfig } from "./common";
     console.log(`API key     X-API-Key: ${result.apiKey}`);
     console.log(`Base URL    ${result.baseUrl}`);
   }
+  await deps.hub.close();
   await db.close();
 })().catch((e) => {
   console.error(e);
