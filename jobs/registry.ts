@@ -1,6 +1,8 @@
 // Every scheduled job, registered in one place. A job parses its data and calls one service.
 import type { Deps } from "../src/shared/context";
 import type { DeliveryWorker } from "../src/webhooks/delivery.worker";
+import { checkoutSessionExpiry } from "./checkout-session-expiry";
+import { paymentAuthorizationExpiry } from "./payment-authorization-expiry";
 import { webhookDelivery } from "./webhook-delivery";
 
 export interface JobContext {
@@ -16,7 +18,7 @@ export interface JobDefinition {
   run(ctx: JobContext): Promise<string>;
 }
 
-export const JOBS: JobDefinition[] = [webhookDelivery];
+export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry];
 
 export function findJob(name: string) {
   return JOBS.find((j) => j.name === name);

@@ -3,6 +3,7 @@ import http from "node:http";
 import express from "express";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
+import { checkoutPages } from "../pages/checkout.page";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { eventsRouter } from "./events/events.rest";
 import { platformRouter } from "./platform/platform.rest";
@@ -59,6 +60,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(paymentsRouter());
   api.use(notFoundHandler);
   app.use("/api/v1", api);
+  app.use(checkoutPages(deps));
 
   const yoga = createYogaServer(deps);
   // Read the raw body here so the size limit and UTF-8 check hold for chunked bodies too; Yoga parses it.

@@ -1,6 +1,15 @@
 import { Router } from "express";
+import { ctxOf, ok } from "../rest/http";
+import { completeCheckout, createCheckoutSession, sessionPaymentMethods, sessionView } from "./checkout.service";
 
 export function checkoutRouter() {
   const r = Router();
+  r.post("/checkout/sessions", async (req, res) => {
+    const ctx = ctxOf(req);
+    await ok(res, sessionView(await createCheckoutSession(ctx, req.body), ctx.deps.config.CHECKOUT_URL), 201);
+  });
+  // Browser-safe: the session id is the handle, no key.
+  r.get("/checkout-sessions/:id/payment-methods", async (req, res) => ok(res, await sessionPaymentMethods(ctxOf(req), req.params.id)));
+  r.post("/checkout-sessions/:id/complete", async (req, res) => ok(res, await completeCheckout(ctxOf(req), req.params.id, req.body)));
   return r;
 }

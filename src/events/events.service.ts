@@ -105,3 +105,9 @@ export function listEventTypes(ctx: Ctx) {
   requirePrincipal(ctx);
   return { types: EVENT_TYPES.map(eventTypeInfo), conventions: EVENT_CONVENTIONS };
 }
+
+/** The event tenant of a row, for paths without a credential (buyer checkout, jobs). */
+export async function tenantOf(ctx: Ctx, row: { applicationId: string; environmentId: string }): Promise<EventTenant> {
+  const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: row.environmentId }, select: { workspaceId: true, kind: true } });
+  return { workspaceId: env.workspaceId, applicationId: row.applicationId, environmentId: row.environmentId, environmentKind: env.kind };
+}

@@ -1,6 +1,19 @@
 import { Router } from "express";
+import { ctxOf, ok, okPage } from "../rest/http";
+import { capturePayment, getPayment, listPayments, markPaymentFailed, paymentTransactions, paymentView, refundPayment, resolveTestPayment } from "./payments.service";
 
 export function paymentsRouter() {
   const r = Router();
+  r.get("/payments", async (req, res) => okPage(res, await listPayments(ctxOf(req), req.query), paymentView));
+  r.get("/payments/:id", async (req, res) => ok(res, paymentView(await getPayment(ctxOf(req), req.params.id))));
+  r.get("/payments/:id/transactions", async (req, res) =>
+    ok(res, (await paymentTransactions(ctxOf(req), req.params.id)).map((t) => ({ id: t.id, paymentId: t.paymentId, type: t.type, status: t.status, amount: t.amount, currency: t.currency, createdAt: t.createdAt.toISOString() }))));
+  r.post("/payments/:id/capture", async (req, res) => ok(res, paymentView(await capturePayment(ctxOf(req), req.params.id, req.body))));
+  r.post("/payments/:id/refund", async (req, res) => {
+    const p = await refundPayment(ctxOf(req), req.params.id, req.body);
+    await ok(res, { ...paymentView(p), id: p.id, status: p.status, refundedAmount: p.refundedAmount });
+  });
+  r.post("/payments/:id/mark-failed", async (req, res) => ok(res, paymentView(await markPaymentFailed(ctxOf(req), req.params.id, req.body))));
+  r.post("/test-processor/payments/:id/resolve", async (req, res) => ok(res, paymentView(await resolveTestPayment(ctxOf(req), req.params.id, req.body))));
   return r;
 }

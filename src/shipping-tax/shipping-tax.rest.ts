@@ -1,6 +1,12 @@
+// /api/v1 shipping and tax routes. Thin: parse, call, respond.
 import { Router } from "express";
+import { ctxOf, ok } from "../rest/http";
+import { calculateCart, getSettings, putSettings, settingsView } from "./shipping-tax.service";
 
 export function shippingTaxRouter() {
   const r = Router();
+  r.get("/shipping-tax/settings", async (req, res) => ok(res, settingsView(await getSettings(ctxOf(req)))));
+  r.put("/shipping-tax/settings", async (req, res) => ok(res, settingsView(await putSettings(ctxOf(req), req.body))));
+  r.post("/shipping-tax/carts/:cartId/calculate", async (req, res) => ok(res, await calculateCart(ctxOf(req), req.params.cartId, req.body)));
   return r;
 }

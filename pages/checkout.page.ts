@@ -1,0 +1,103 @@
+// The hosted checkout page: {checkout_url}/checkout/{sessionId}. A thin caller of the checkout service: it
+// renders the session's cart, and its form posts to POST /api/v1/checkout-sessions/{id}/complete.
+import { Router } from "express";
+import { sessionForBuyer, sessionPaymentMethods } from "../src/checkout/checkout.service";
+import { ctxOf } from "../src/rest/http";
+import { makeCtx, type Deps } from "../src/shared/context";
+import { DomainError } from "../src/shared/errors";
+import { esc, money, page } from "./layout";
+
+export const NET30_TERMS = "Net 30: the full invoice amount is due within the agreed number of days of the invoice date. Late payments may be charged interest.";
+
+export function checkoutPages(deps: Deps) {
+  const r = Router();
+  r.get("/checkout/:sessionId", async (req, res) => {
+    const ctx = (req as any).ctx ? ctxOf(req) : makeCtx(deps);
+    let view;
+    try {
+      view = await sessionForBuyer(ctx, req.params.sessionId);
+    } catch (e) {
+      if (e instanceof DomainError && e.status === 404) return void res.status(404).type("html").send(page("Checkout not found", "<h1>Checkout not found</h1><p>This checkout link is not valid.</p>"));
+      throw e;
+    }
+    const { session: s, cart } = view;
+    const expired = s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now());
+    if (s.status !== "open" || expired) {
+      const msg = s.status === "completed" ? "This order has been placed. Thank you!" : expired ? "This checkout has expired." : `This checkout is ${s.status}.`;
+      return void res.type("html").send(page("Checkout", `<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`));
+    }
+    const { methods } = await sessionPaymentMethods(ctx, s.id);
+    const rows = cart.lineItems.map((l: any) => `<tr><td>${esc(l.name)}</td><td class="num">${esc(l.quantity)}</td><td class="num">${esc(money(l.total, cart.currency))}</td></tr>`).join("");
+    const totals = [["Subtotal", cart.subtotal], ["Discount", -cart.discountTotal], ["Shipping", cart.shippingTotal], ["Tax", cart.taxTotal]]
+      .filter(([, v]) => v !== 0)
+      .map(([k, v]) => `<tr><td colspan="2">${esc(k)}</td><td class="num">${esc(money(Number(v), cart.currency))}</td></tr>`).join("");
+    const methodInputs = methods.map((m, i) => `<label><input type="radio" name="paymentMethod" value="${esc(m.method)}"${i === 0 ? " checked" : ""}> ${esc(m.displayName)}</label>`).join("");
+    const addr = (p: string, a: any) => `
+      <label>Address <input type="text" name="${p}.addressLine1" value="${esc(a?.addressLine1)}" required></label>
+      <label>City <input type="text" name="${p}.city" value="${esc(a?.city)}" required></label>
+      <label>Postal code <input type="text" name="${p}.postalCode" value="${esc(a?.postalCode)}"></label>
+      <label>Country (2 letters) <input type="text" name="${p}.countryCode" value="${esc(a?.countryCode ?? "US")}" maxlength="2" required></label>`;
+    const needsShipping = s.collectShipping && cart.lineItems.some((l: any) => l.requiresShipping);
+    const body = `
+<h1>Checkout</h1>
+<table><thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Amount</th></tr></thead>
+<tbody>${rows}${totals}<tr><th colspan="2">Total</th><th class="num" id="total">${esc(money(cart.total, cart.currency))}</th></tr></tbody></table>
+<form id="pay" data-session="${esc(s.id)}" data-return="${esc(s.returnUrl)}">
+  <label>Email <input type="email" name="email" value="${esc(s.customerEmail ?? cart.customerEmail ?? "")}" required></label>
+  ${needsShipping ? `<fieldset><legend>Shipping address</legend>${addr("shippingAddress", cart.shippingAddress)}</fieldset>` : ""}
+  ${s.collectBilling ? `<fieldset><legend>Billing address</legend>${addr("billingAddress", cart.billingAddress)}</fieldset>` : ""}
+  <fieldset><legend>Payment</legend>${methodInputs || '<p class="error">No payment method is available.</p>'}
+    <div id="card-fields"><label>Card token (test processor: tok_visa, tok_card_declined, …) <input type="text" name="paymentToken" value="tok_visa"></label></div>
+    <div id="net30-fields" hidden>
+      <p class="muted" id="terms">${esc(NET30_TERMS)}</p>
+      <label>Company <input type="text" name="companyName"></label>
+      <label>Billing email <input type="email" name="billingEmail"></label>
+      <label><input type="checkbox" name="acceptTerms"> I accept these terms</label>
+    </div>
+  </fieldset>
+  <button type="submit" id="submit">Pay ${esc(money(cart.total, cart.currency))}</button>
+  <p id="result" role="status"></p>
+</form>`;
+    res.type("html").send(page("Checkout", body, CLIENT_SCRIPT));
+  });
+  return r;
+}
+
+// Plain browser script: builds the complete body from the form; for Net 30 it hashes the terms text it showed.
+const CLIENT_SCRIPT = `
+const form = document.getElementById("pay");
+const result = document.getElementById("result");
+const sync = () => {
+  const m = form.querySelector("input[name=paymentMethod]:checked");
+  document.getElementById("card-fields").hidden = !m || m.value !== "card";
+  document.getElementById("net30-fields").hidden = !m || m.value !== "net30";
+};
+form.addEventListener("change", sync); sync();
+async function sha256(text) {
+  const buf = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+form.addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const fd = new FormData(form);
+  const body = { paymentMethod: fd.get("paymentMethod"), email: fd.get("email") };
+  for (const p of ["shippingAddress", "billingAddress"]) {
+    if (fd.get(p + ".addressLine1") === null) continue;
+    const a = {};
+    for (const k of ["addressLine1", "city", "postalCode", "countryCode"]) { const v = fd.get(p + "." + k); if (v) a[k] = v; }
+    body[p] = a;
+  }
+  if (body.paymentMethod === "card") body.paymentToken = fd.get("paymentToken");
+  if (body.paymentMethod === "net30") {
+    if (!fd.get("acceptTerms")) { result.className = "error"; result.textContent = "Please accept the terms."; return; }
+    body.net30Acceptance = { termsHash: await sha256(document.getElementById("terms").textContent), acceptedAt: new Date().toISOString(),
+      companyName: fd.get("companyName"), billingEmail: fd.get("billingEmail") };
+  }
+  document.getElementById("submit").disabled = true;
+  result.className = ""; result.textContent = "Processing…";
+  const res = await fetch("/api/v1/checkout-sessions/" + form.dataset.session + "/complete", {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = await res.json().catch(() => ({}));
+  if (res.ok) { result.className = "ok"; result.textContent = "Payment received. Order " + json.data.orderId; result.dataset.orderId = json.data.orderId; }
+  else { result.className = "error"; result.textContent = (json.error && json.error.message) || "Something went wrong"; document.getElementById("submit").disabled = false; }
+});`;

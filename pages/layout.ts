@@ -1,0 +1,23 @@
+// Server-rendered buyer pages share this shell: no external assets (the page works offline), escaped text only.
+import escapeHtml from "escape-html";
+
+export const esc = (v: unknown) => escapeHtml(v === null || v === undefined ? "" : String(v));
+
+export function money(minor: number, currency: string) {
+  return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(minor / 100);
+}
+
+export function page(title: string, body: string, script = "") {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>
+  body { font-family: system-ui, sans-serif; max-width: 720px; margin: 2rem auto; padding: 0 1rem; color: #1f2933; }
+  table { width: 100%; border-collapse: collapse; margin: 1rem 0; } td, th { padding: .4rem; border-bottom: 1px solid #e4e7eb; text-align: left; }
+  td.num, th.num { text-align: right; } fieldset { border: 1px solid #cbd2d9; border-radius: 6px; margin: 1rem 0; }
+  label { display: block; margin: .5rem 0; } input[type=text], input[type=email] { width: 100%; padding: .4rem; box-sizing: border-box; }
+  button { background: #3e4c59; color: #fff; border: 0; padding: .7rem 1.4rem; border-radius: 6px; font-size: 1rem; cursor: pointer; }
+  .error { color: #ab091e; } .ok { color: #0e7c3a; } .muted { color: #7b8794; font-size: .9rem; }
+</style></head>
+<body>${body}${script ? `<script>${script}</script>` : ""}</body></html>`;
+}

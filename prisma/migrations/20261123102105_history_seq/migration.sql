@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "OrderStatusHistory" ADD COLUMN     "seq" SERIAL NOT NULL;

@@ -1,0 +1,340 @@
+// Native carts (commerce.md parts 2 to 4): create, read, update, shipping selection and tax lines. Line items
+// are in cart-items.service.ts. Totals are derived on every read from the lines, the selected shipping and the
+// tax lines, never stored, so they cannot drift from what they sum.
+import { z } from "zod";
+import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
+import { findCustomer, emailSchema } from "../customers/customers.service";
+import { principalEventTenant, recordEvent } from "../events/events.service";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import { type Address, addressSchema, metadataSchema } from "../shared/address";
+import { type Ctx, withTx } from "../shared/context";
+import { DomainError, errors, parseInput } from "../shared/errors";
+import { amount, currencyCode, lineTotal, sum } from "../shared/money";
+import { cartErrors } from "./carts.errors";
+import { lockEditableCart, type TenantIds } from "./carts.machine";
+
+// ---- shapes of the JSON columns ---------------------------------------------------------------------
+
+export interface SelectedShipping {
+  methodId: string;
+  displayName: string;
+  rateAmount: number;
+  currency: string;
+  carrier: string | null;
+  serviceCode: string | null;
+  estimatedDeliveryDays: number | null;
+}
+
+export interface TaxLine {
+  name: string;
+  amount: number;
+  rateBps: number | null;
+  jurisdiction: string | null;
+}
+
+/** A cart with its lines and, when linked, its customer's email (which wins over `customerEmail` on reads). */
+export type CartWithItems = Cart & { lineItems: CartLineItem[]; customer?: { id: string; email: string | null } | null };
+
+// ---- inputs -------------------------------------------------------------------------------------------
+
+const currencyInput = z.string().trim().toUpperCase().pipe(currencyCode);
+/** A customer reference: the UUID with or without the `cus_` prefix (decisions.md part 1). */
+const customerRef = z
+  .string()
+  .trim()
+  .transform((s) => (s.startsWith("cus_") ? s.slice(4) : s))
+  .pipe(z.uuid("must be a customer id"));
+const shortText = (max: number) => z.string().trim().min(1).max(max);
+
+export const createCartInput = z.strictObject({
+  applicationId: z.uuid(),
+  customerId: customerRef.nullish(),
+  customerEmail: emailSchema.nullish(),
+  currency: currencyInput.optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const updateCartInput = z.strictObject({
+  customerId: customerRef.nullable().optional(),
+  customerEmail: emailSchema.nullable().optional(),
+  shippingAddress: addressSchema.nullable().optional(),
+  billingAddress: addressSchema.nullable().optional(),
+  notes: z.string().max(5_000).nullable().optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const selectShippingInput = z.strictObject({
+  methodId: shortText(200),
+  displayName: shortText(200),
+  rateAmount: amount,
+  currency: currencyInput.optional(),
+  carrier: shortText(100).nullish(),
+  serviceCode: shortText(100).nullish(),
+  estimatedDeliveryDays: z.number().int().min(0).max(365).nullish(),
+});
+
+export const taxLineInput = z.strictObject({
+  name: shortText(200),
+  amount,
+  rateBps: z.number().int().min(0).max(10_000).nullish(),
+  jurisdiction: shortText(100).nullish(),
+});
+export const replaceTaxLinesInput = z.strictObject({ lines: z.array(taxLineInput).max(100) });
+
+// ---- views and totals ----------------------------------------------------------------------------------
+
+export function selectedShippingOf(cart: Pick<Cart, "selectedShipping">): SelectedShipping | null {
+  return (cart.selectedShipping as SelectedShipping | null) ?? null;
+}
+
+export function taxLinesOf(cart: Pick<Cart, "taxLines">): TaxLine[] {
+  return Array.isArray(cart.taxLines) ? (cart.taxLines as unknown as TaxLine[]) : [];
+}
+
+export interface CartTotals {
+  subtotal: number;
+  discountTotal: number;
+  shippingTotal: number;
+  taxTotal: number;
+  total: number;
+}
+
+/** subtotal - discountTotal + shippingTotal + taxTotal; tax is the lines' own tax plus the cart's tax lines. */
+export function cartTotals(cart: {
+  lineItems: Pick<CartLineItem, "unitPrice" | "quantity" | "taxAmount" | "discountAmount">[];
+  selectedShipping: SelectedShipping | null;
+  taxLines: TaxLine[];
+}): CartTotals {
+  const subtotal = sum(cart.lineItems.map((l) => lineTotal({ unitPrice: l.unitPrice, quantity: l.quantity })));
+  const discountTotal = sum(cart.lineItems.map((l) => l.discountAmount));
+  const shippingTotal = cart.selectedShipping?.rateAmount ?? 0;
+  const taxTotal = sum(cart.lineItems.map((l) => l.taxAmount)) + sum(cart.taxLines.map((t) => t.amount));
+  return { subtotal, discountTotal, shippingTotal, taxTotal, total: subtotal - discountTotal + shippingTotal + taxTotal };
+}
+
+export function lineItemView(l: CartLineItem) {
+  return {
+    id: l.id,
+    type: l.type,
+    referenceId: l.referenceId,
+    name: l.name,
+    description: l.description,
+    unitPrice: l.unitPrice,
+    quantity: l.quantity,
+    taxAmount: l.taxAmount,
+    discountAmount: l.discountAmount,
+    imageUrl: l.imageUrl,
+    requiresShipping: l.requiresShipping,
+    metadata: l.metadata,
+    total: lineTotal(l),
+  };
+}
+
+export function cartView(cart: CartWithItems) {
+  const selectedShipping = selectedShippingOf(cart);
+  const taxLines = taxLinesOf(cart);
+  return {
+    id: cart.id,
+    status: cart.status,
+    currency: cart.currency,
+    applicationId: cart.applicationId,
+    customerId: cart.customerId,
+    customerEmail: cart.customer?.email ?? cart.customerEmail,
+    externalCartId: cart.externalCartId,
+    lineItems: cart.lineItems.map(lineItemView),
+    ...cartTotals({ lineItems: cart.lineItems, selectedShipping, taxLines }),
+    appliedDiscount: cart.appliedDiscount ?? null,
+    selectedShipping,
+    taxLines,
+    shippingAddress: cart.shippingAddress ?? null,
+    billingAddress: cart.billingAddress ?? null,
+    notes: cart.notes,
+    metadata: cart.metadata,
+    expiresAt: cart.expiresAt?.toISOString() ?? null,
+    createdAt: cart.createdAt.toISOString(),
+    updatedAt: cart.updatedAt.toISOString(),
+  };
+}
+
+// ---- loading -------------------------------------------------------------------------------------------
+
+const UUID = z.uuid();
+
+function tenantIds(ctx: Ctx): TenantIds {
+  const t = requireTenant(ctx);
+  return { applicationId: t.applicationId, environmentId: t.environmentId };
+}
+
+/** The tenant's cart with its lines (oldest first) and linked customer, or null. */
+export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems | null> {
+  if (!UUID.safeParse(id).success) return null;
+  const cart = await ctx.db.cart.findFirst({
+    where: { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId },
+    include: { lineItems: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },
+  });
+  if (!cart) return null;
+  const customer = cart.customerId ? await findCustomer(ctx, tenant, cart.customerId) : null;
+  return { ...cart, customer: customer && { id: customer.id, email: customer.email } };
+}
+
+async function loadCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems> {
+  const cart = await findCart(ctx, tenant, id);
+  if (!cart) throw cartErrors.notFound();
+  return cart;
+}
+
+/**
+ * For checkout: the tenant's cart with its line items (404 cart_not_found otherwise), whatever its status.
+ * `tenant` defaults to the calling credential's; pass it from a buyer route that has no credential.
+ */
+export async function loadCartForCheckout(ctx: Ctx, cartId: string, tenant?: TenantIds): Promise<CartWithItems> {
+  return loadCart(ctx, tenant ?? tenantIds(ctx), cartId);
+}
+
+async function requireCustomer(ctx: Ctx, tenant: TenantIds, id: string) {
+  const customer = await findCustomer(ctx, tenant, id);
+  if (!customer) throw new DomainError("not_found", 404, "Customer not found", { field: "customerId" });
+  return customer;
+}
+
+function storedAddress(a: Address) {
+  return {
+    addressLine1: a.addressLine1,
+    addressLine2: a.addressLine2 || null,
+    city: a.city,
+    stateProvince: a.stateProvince || null,
+    postalCode: a.postalCode || null,
+    countryCode: a.countryCode,
+  };
+}
+
+/** A Prisma write value for a nullable JSON column: null clears it (SQL NULL). */
+export function jsonOrNull<T>(value: T | null): T | typeof Prisma.DbNull {
+  return value === null ? Prisma.DbNull : value;
+}
+
+/** Address fields of a PATCH or a calculation, as Prisma data; only the keys that were sent. */
+export function addressData(input: { shippingAddress?: Address | null; billingAddress?: Address | null }) {
+  const data: Prisma.CartUpdateManyMutationInput = {};
+  if (input.shippingAddress !== undefined) data.shippingAddress = jsonOrNull(input.shippingAddress && storedAddress(input.shippingAddress));
+  if (input.billingAddress !== undefined) data.billingAddress = jsonOrNull(input.billingAddress && storedAddress(input.billingAddress));
+  return data;
+}
+
+// ---- commands ------------------------------------------------------------------------------------------
+
+export async function createCart(ctx: Ctx, body: unknown) {
+  const p = requireScope(ctx, "carts:write");
+  const input = parseInput(createCartInput, body);
+  const t = tenantIds(ctx);
+  // A key is pinned to one application: any other id answers like an unknown one.
+  if (input.applicationId !== t.applicationId) throw errors.notFound("Application");
+  const applicationCurrency = p.application!.currency;
+  if (input.currency && input.currency !== applicationCurrency) throw cartErrors.currencyMismatch(input.currency, applicationCurrency);
+  return withTx(ctx, async (tx) => {
+    if (input.customerId) await requireCustomer(tx, t, input.customerId);
+    const cart = await tx.db.cart.create({
+      data: {
+        ...t,
+        currency: applicationCurrency,
+        customerId: input.customerId ?? null,
+        customerEmail: input.customerEmail ?? null,
+        metadata: (input.metadata ?? {}) as object,
+      },
+    });
+    await recordEvent(tx, principalEventTenant(tx), "cart.created", {
+      cartId: cart.id,
+      currency: cart.currency,
+      customerId: cart.customerId,
+      customerEmail: cart.customerEmail,
+    });
+    return loadCart(tx, t, cart.id);
+  });
+}
+
+export async function getCart(ctx: Ctx, id: string) {
+  requireScope(ctx, "carts:read");
+  return loadCart(ctx, tenantIds(ctx), id);
+}
+
+export async function updateCart(ctx: Ctx, id: string, body: unknown) {
+  requireScope(ctx, "carts:write");
+  const input = parseInput(updateCartInput, body ?? {});
+  const t = tenantIds(ctx);
+  return withTx(ctx, async (tx) => {
+    await lockEditableCart(tx, t, id);
+    if (input.customerId) await requireCustomer(tx, t, input.customerId);
+    const changed = Object.keys(input).filter((k) => input[k as keyof typeof input] !== undefined);
+    if (changed.length) {
+      await tx.db.cart.update({
+        where: { id },
+        data: {
+          ...(input.customerId !== undefined ? { customerId: input.customerId } : {}),
+          ...(input.customerEmail !== undefined ? { customerEmail: input.customerEmail } : {}),
+          ...(input.notes !== undefined ? { notes: input.notes } : {}),
+          ...(input.metadata !== undefined ? { metadata: input.metadata as object } : {}),
+          ...addressData(input),
+        },
+      });
+      await recordEvent(tx, principalEventTenant(tx), "cart.updated", { cartId: id, changed });
+    }
+    return loadCart(tx, t, id);
+  });
+}
+
+export async function selectShipping(ctx: Ctx, id: string, body: unknown) {
+  requireScope(ctx, "carts:write");
+  const input = parseInput(selectShippingInput, body);
+  const t = tenantIds(ctx);
+  return withTx(ctx, async (tx) => {
+    await lockEditableCart(tx, t, id);
+    const cart = await loadCart(tx, t, id);
+    if (input.currency && input.currency !== cart.currency) throw cartErrors.currencyMismatch(input.currency, cart.currency);
+    const selected: SelectedShipping = {
+      methodId: input.methodId,
+      displayName: input.displayName,
+      rateAmount: input.rateAmount,
+      currency: cart.currency,
+      carrier: input.carrier ?? null,
+      serviceCode: input.serviceCode ?? null,
+      estimatedDeliveryDays: input.estimatedDeliveryDays ?? null,
+    };
+    await tx.db.cart.update({ where: { id }, data: { selectedShipping: selected as object } });
+    await recordEvent(tx, principalEventTenant(tx), "cart.shipping_selected", { cartId: id, selectedShipping: selected });
+    return { ...cart, selectedShipping: selected as object };
+  });
+}
+
+/** Clears the selection; clearing a cart with none is a no-op that emits nothing. */
+export async function clearShipping(ctx: Ctx, id: string) {
+  requireScope(ctx, "carts:write");
+  const t = tenantIds(ctx);
+  return withTx(ctx, async (tx) => {
+    await lockEditableCart(tx, t, id);
+    const cart = await loadCart(tx, t, id);
+    const previous = selectedShippingOf(cart);
+    if (!previous) return cart;
+    await tx.db.cart.update({ where: { id }, data: { selectedShipping: Prisma.DbNull } });
+    await recordEvent(tx, principalEventTenant(tx), "cart.shipping_cleared", { cartId: id, previousMethodId: previous.methodId });
+    return { ...cart, selectedShipping: null };
+  });
+}
+
+export async function replaceTaxLines(ctx: Ctx, id: string, body: unknown) {
+  requireScope(ctx, "carts:write");
+  const input = parseInput(replaceTaxLinesInput, body);
+  const t = tenantIds(ctx);
+  const lines: TaxLine[] = input.lines.map((l) => ({ name: l.name, amount: l.amount, rateBps: l.rateBps ?? null, jurisdiction: l.jurisdiction ?? null }));
+  return withTx(ctx, async (tx) => {
+    await lockEditableCart(tx, t, id);
+    await tx.db.cart.update({ where: { id }, data: { taxLines: lines as unknown as object } });
+    const cart = await loadCart(tx, t, id);
+    await recordEvent(tx, principalEventTenant(tx), "cart.tax_recomputed", {
+      cartId: id,
+      source: "manual",
+      taxLines: lines,
+      taxTotal: cartTotals({ lineItems: cart.lineItems, selectedShipping: selectedShippingOf(cart), taxLines: lines }).taxTotal,
+    });
+    return cart;
+  });
+}

@@ -1,0 +1,324 @@
+// Checkout sessions: creation from a cart, the buyer-facing reads, and completion: single-flight across
+// processes, one order per session whatever happens, payment on the test processor or Net-N terms.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { CheckoutSession, Payment } from "../generated/prisma/client";
+import { cartView, loadCartForCheckout } from "../carts/carts.service";
+import { findOrCreateCustomerByEmail } from "../customers/customers.service";
+import { principalEventTenant, recordEvent, tenantOf } from "../events/events.service";
+import { applyChargeResult } from "../payments/payments.service";
+import { processorFor } from "../payments/processor";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import { addressSchema, metadataSchema } from "../shared/address";
+import { type Ctx, withTx } from "../shared/context";
+import { DomainError, errors, parseInput } from "../shared/errors";
+
+export const METHODS = ["card", "net30"] as const;
+type Method = (typeof METHODS)[number];
+const CONNECTOR_KIND: Record<Method, "card" | "invoice_terms"> = { card: "card", net30: "invoice_terms" };
+const DISPLAY: Record<Method, string> = { card: "Card", net30: "Net 30 invoice" };
+/** A claim older than this belongs to a request that died; the next complete may take it over. */
+const STALE_CLAIM_MS = 60_000;
+
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const createSessionInput = z.strictObject({
+  applicationId: z.uuid(),
+  cartId: z.uuid().optional(),
+  externalCartId: z.string().min(1).max(200).optional(),
+  returnUrl: httpUrl,
+  cancelUrl: httpUrl,
+  customerEmail: z.email().max(320).optional(),
+  customer: z
+    .strictObject({
+      customerId: z.uuid().optional(),
+      externalCustomerId: z.string().max(200).optional(),
+      email: z.email().max(320).optional(),
+      firstName: z.string().max(100).optional(),
+      lastName: z.string().max(100).optional(),
+      phone: z.string().max(40).optional(),
+      shippingAddress: addressSchema.optional(),
+      billingAddress: addressSchema.optional(),
+      metadata: metadataSchema.optional(),
+    })
+    .optional(),
+  allowedMethods: z.array(z.enum(METHODS)).min(1).max(2).optional(),
+  paymentTerms: z.strictObject({ netN: z.number().int().min(0).max(365).nullable() }).optional(),
+  recurring: z.unknown().optional(),
+  collect: z.strictObject({ shippingAddress: z.boolean().optional(), billingAddress: z.boolean().optional() }).optional(),
+  discountCode: z.string().min(1).max(100).optional(),
+  metadata: metadataSchema.optional(),
+}).refine((v) => Boolean(v.cartId) !== Boolean(v.externalCartId), { message: "exactly one of cartId or externalCartId is required", path: ["cartId"] });
+
+export function sessionView(s: CheckoutSession, checkoutUrl: string) {
+  return {
+    id: s.id,
+    status: s.status,
+    cartId: s.cartId,
+    hostedUrl: `${checkoutUrl}/checkout/${s.id}`,
+    embedUrl: `${checkoutUrl}/checkout/${s.id}?embed=1`,
+    allowedMethods: s.allowedMethods,
+    collect: { shippingAddress: s.collectShipping, billingAddress: s.collectBilling },
+    customerEmail: s.customerEmail,
+    returnUrl: s.returnUrl,
+    cancelUrl: s.cancelUrl,
+    paymentTerms: { netN: s.netN },
+    metadata: s.metadata,
+    orderId: s.orderId,
+    paymentId: s.paymentId,
+    expiresAt: s.expiresAt.toISOString(),
+    completedAt: s.completedAt?.toISOString() ?? null,
+    createdAt: s.createdAt.toISOString(),
+  };
+}
+
+async function activeConnectors(ctx: Ctx, t: { applicationId: string; environmentId: string }) {
+  return ctx.db.connector.findMany({ where: { applicationId: t.applicationId, environmentId: t.environmentId, status: "active" }, orderBy: { createdAt: "asc" } });
+}
+
+export async function createCheckoutSession(ctx: Ctx, body: unknown) {
+  requireScope(ctx, "checkout:write");
+  const input = parseInput(createSessionInput, body);
+  const t = requireTenant(ctx);
+  if (input.applicationId !== t.applicationId) throw errors.notFound("Application");
+  if (input.recurring !== undefined) {
+    throw new DomainError("recurring_not_supported", 422, "Recurring checkout (subscriptions) is not available yet", { field: "recurring" });
+  }
+  if (input.discountCode) {
+    throw new DomainError("discount_invalid", 422, `Discount code "${input.discountCode}" is not valid for this cart`, { code: input.discountCode });
+  }
+  return withTx(ctx, async (tx) => {
+    let cartId = input.cartId;
+    if (!cartId) {
+      const found = await tx.db.cart.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, externalCartId: input.externalCartId }, orderBy: { createdAt: "desc" } });
+      if (!found) throw new DomainError("cart_not_found", 404, "Cart not found");
+      cartId = found.id;
+    }
+    const cart = await loadCartForCheckout(tx, cartId);
+    if (cart.status === "converted" || cart.status === "checkout") {
+      throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
+    }
+    if (cart.lineItems.length === 0) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
+    const connectors = await activeConnectors(tx, t);
+    const available = METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
+    const allowedMethods = input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
+    const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
+    if (cart.status === "abandoned") await tx.db.cart.update({ where: { id: cart.id }, data: { status: "open" } });
+    await tx.db.cart.update({ where: { id: cart.id }, data: { expiresAt } });
+    const session = await tx.db.checkoutSession.create({
+      data: {
+        applicationId: t.applicationId,
+        environmentId: t.environmentId,
+        cartId: cart.id,
+        returnUrl: input.returnUrl,
+        cancelUrl: input.cancelUrl,
+        customerEmail: (input.customerEmail ?? input.customer?.email)?.toLowerCase() ?? null,
+        customerId: input.customer?.customerId ?? cart.customerId,
+        customer: (input.customer as any) ?? undefined,
+        allowedMethods,
+        netN: input.paymentTerms?.netN ?? null,
+        collectShipping: input.collect?.shippingAddress ?? true,
+        collectBilling: input.collect?.billingAddress ?? false,
+        metadata: (input.metadata ?? {}) as any,
+        expiresAt,
+      },
+    });
+    await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
+    return session;
+  });
+}
+
+async function findSession(ctx: Ctx, id: string) {
+  const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findUnique({ where: { id } }) : null;
+  if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
+  return s;
+}
+
+/** GET /checkout-sessions/{id}/payment-methods (browser, no key). */
+export async function sessionPaymentMethods(ctx: Ctx, id: string) {
+  const s = await findSession(ctx, id);
+  const connectors = await activeConnectors(ctx, s);
+  const methods = (s.allowedMethods as Method[]).flatMap((m) => {
+    const c = connectors.find((x) => x.kind === CONNECTOR_KIND[m]);
+    return c ? [{ method: m, displayName: DISPLAY[m], connectorId: c.id }] : [];
+  });
+  return {
+    methods,
+    ...(methods.length === 0 && connectors.length > 0
+      ? { unavailableReason: { code: "no_allowed_method_connected", message: "None of this session's payment methods has an active connection" } }
+      : {}),
+  };
+}
+
+/** What the hosted page shows: the session and its cart snapshot. */
+export async function sessionForBuyer(ctx: Ctx, id: string) {
+  const s = await findSession(ctx, id);
+  const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
+  return { session: s, cart: cartView(cart as any) };
+}
+
+const net30Acceptance = z.strictObject({
+  termsHash: z.string().regex(/^[0-9a-f]{64}$/i, "must be the SHA-256 hex of the terms text (64 hex characters)"),
+  acceptedAt: z.iso.datetime({ offset: true }),
+  companyName: z.string().trim().min(1).max(200),
+  billingEmail: z.email().max(320),
+});
+
+export const completeInput = z.strictObject({
+  paymentMethod: z.string().min(1).max(40),
+  email: z.email().max(320).optional(),
+  shippingAddress: addressSchema.optional(),
+  billingAddress: addressSchema.optional(),
+  paymentToken: z.string().min(1).max(200).optional(),
+  processorTransactionId: z.string().min(1).max(200).optional(),
+  net30Acceptance: net30Acceptance.optional(),
+});
+
+export function termsHash(text: string) {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/**
+ * POST /checkout-sessions/{id}/complete. The session row is claimed first (409 checkout_in_progress for a
+ * racing call, in any process); the order is created once per session (unique checkoutSessionId) and kept
+ * when a card is declined, so a retry pays the same order.
+ */
+export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
+  const input = parseInput(completeInput, body);
+  const s0 = await findSession(ctx, id);
+  const now = ctx.clock.now();
+  if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
+  if (s0.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${s0.status}`, { status: s0.status });
+  if (!(METHODS as readonly string[]).includes(input.paymentMethod) || !s0.allowedMethods.includes(input.paymentMethod)) {
+    throw new DomainError("payment_method_not_allowed", 422, `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
+  }
+  const method = input.paymentMethod as Method;
+  const connector = (await activeConnectors(ctx, s0)).find((c) => c.kind === CONNECTOR_KIND[method]);
+  if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[method]} connection for this application and environment`);
+
+  const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s0.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
+  const email = (input.email ?? s0.customerEmail ?? cart.customerEmail)?.toLowerCase() ?? null;
+  const shippingAddress = input.shippingAddress ?? (cart.shippingAddress as any) ?? (s0.customer as any)?.shippingAddress ?? null;
+  const billingAddress = input.billingAddress ?? (cart.billingAddress as any) ?? (s0.customer as any)?.billingAddress ?? null;
+  const missing: string[] = [];
+  if (!email) missing.push("email");
+  if (s0.collectShipping && cart.lineItems.some((l) => l.requiresShipping) && !shippingAddress) missing.push("shippingAddress");
+  if (s0.collectBilling && !billingAddress) missing.push("billingAddress");
+  if (method === "card" && !input.paymentToken) missing.push("paymentToken");
+  if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
+  if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
+
+  // Single-flight claim.
+  const claim = await ctx.db.checkoutSession.updateMany({
+    where: { id: s0.id, status: "open", OR: [{ completionStartedAt: null }, { completionStartedAt: { lt: new Date(now.getTime() - STALE_CLAIM_MS) } }] },
+    data: { completionStartedAt: now },
+  });
+  if (claim.count !== 1) {
+    const s = await findSession(ctx, id);
+    if (s.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${s.status}`, { status: s.status });
+    throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
+  }
+  const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s0.id, completionStartedAt: now }, data: { completionStartedAt: null } });
+
+  try {
+    // 1. The order (once per session) and a pending payment.
+    const { orderId, payment } = await withTx(ctx, async (tx) => {
+      const tenant = await tenantOf(tx, s0);
+      const customer = email ? await findOrCreateCustomerByEmail(tx, { email }, tenant) : null;
+      let order = await tx.db.order.findUnique({ where: { checkoutSessionId: s0.id } });
+      if (!order) {
+        const v = cartView(cart as any);
+        order = await tx.db.order.create({
+          data: {
+            applicationId: s0.applicationId,
+            environmentId: s0.environmentId,
+            checkoutSessionId: s0.id,
+            cartId: cart.id,
+            customerId: customer?.id ?? null,
+            email,
+            status: "pending",
+            currency: cart.currency,
+            subtotal: v.subtotal,
+            discountTotal: v.discountTotal,
+            shippingTotal: v.shippingTotal,
+            taxTotal: v.taxTotal,
+            total: v.total,
+            shippingAddress: shippingAddress ?? undefined,
+            billingAddress: billingAddress ?? undefined,
+            selectedShipping: (cart.selectedShipping as any) ?? undefined,
+            metadata: (s0.metadata as any) ?? {},
+            createdAt: tx.clock.now(),
+            lineItems: {
+              create: cart.lineItems.map((l, i) => ({
+                type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity,
+                taxAmount: l.taxAmount, discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata as any, position: i,
+              })),
+            },
+          },
+        });
+        await tx.db.orderStatusHistory.create({ data: { orderId: order.id, fromStatus: null, toStatus: "pending", actorType: "system", source: "state_machine", createdAt: tx.clock.now() } });
+        await recordEvent(tx, tenant, "order.created", { orderId: order.id, checkoutSessionId: s0.id, cartId: cart.id, total: order.total, currency: order.currency, customerId: order.customerId });
+      }
+      const netN = method === "net30" ? (s0.netN ?? customer?.netTermsDays ?? 30) : null;
+      const payment = await tx.db.payment.create({
+        data: {
+          applicationId: s0.applicationId,
+          environmentId: s0.environmentId,
+          orderId: order.id,
+          checkoutSessionId: s0.id,
+          amount: order.total - order.compAmount,
+          currency: order.currency,
+          method,
+          processor: connector.provider,
+          connectorId: connector.id,
+          netN,
+          netNSource: netN === null ? null : s0.netN !== null ? "cart_override" : customer?.netTermsDays != null ? "customer" : "default",
+          createdAt: tx.clock.now(),
+        },
+      });
+      await recordEvent(tx, tenant, "payment.pending", { paymentId: payment.id, orderId: order.id, amount: payment.amount, currency: payment.currency, method });
+      return { orderId: order.id, payment };
+    });
+
+    // 2. Money: the processor for cards (outside any transaction); the invoice for Net-N.
+    let settled: Payment;
+    if (method === "card") {
+      const result = await processorFor(connector.provider).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken!, reference: payment.id });
+      settled = await withTx(ctx, async (tx) => {
+        const p = await applyChargeResult(tx, payment, result);
+        if (p.status !== "failed") await finish(tx, s0.id, orderId, p.id, now);
+        else await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
+        return p;
+      });
+      if (settled.status === "failed") {
+        throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId, paymentId: settled.id });
+      }
+    } else {
+      settled = await withTx(ctx, async (tx) => {
+        const issued = tx.clock.now();
+        const due = new Date(Date.UTC(issued.getUTCFullYear(), issued.getUTCMonth(), issued.getUTCDate() + (payment.netN ?? 30)));
+        const dueDate = due.toISOString().slice(0, 10);
+        await tx.db.payment.update({
+          where: { id: payment.id },
+          data: { dueDate: due, metadata: { dueDate, invoiceIssuedAt: issued.toISOString(), net30Acceptance: input.net30Acceptance } as any },
+        });
+        const p = await applyChargeResult(tx, { ...payment, metadata: {} } as Payment, { outcome: "authorized", processorPaymentId: `invoice_${payment.id}` });
+        await finish(tx, s0.id, orderId, p.id, now);
+        return p;
+      });
+    }
+    return { orderId, paymentId: settled.id, paymentStatus: settled.status };
+  } catch (e) {
+    await release().catch(() => {});
+    throw e;
+  }
+}
+
+async function finish(tx: Ctx, sessionId: string, orderId: string, paymentId: string, _claimedAt: Date) {
+  const s = await tx.db.checkoutSession.update({
+    where: { id: sessionId },
+    data: { status: "completed", completedAt: tx.clock.now(), orderId, paymentId, completionStartedAt: null },
+  });
+  await tx.db.cart.update({ where: { id: s.cartId }, data: { status: "converted" } });
+  await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
+}

@@ -1,0 +1,176 @@
+// Customers (commerce.md parts 2 and 4): create, read by id or by the merchant's external id, and the
+// race-safe find-or-create by email that checkout uses when a buyer arrives with only an email.
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Customer } from "../generated/prisma/client";
+import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import type { Tenant } from "../platform/principal";
+import { metadataSchema } from "../shared/address";
+import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
+import { DomainError, errors, parseInput } from "../shared/errors";
+
+/** The application + environment a customer row belongs to. */
+export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
+
+/** Emails are stored trimmed and lower-cased, so one buyer is one row whatever the casing they type. */
+export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email("must be a valid email address"));
+
+/** Free text that null or an empty string clears (commerce.md part 2, `company`). */
+const clearableText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((v) => (v ? v : null));
+
+const externalIdSchema = z.string().trim().min(1).max(255);
+
+export const createCustomerInput = z.strictObject({
+  email: emailSchema.nullish(),
+  externalId: externalIdSchema.nullish(),
+  company: clearableText(200),
+  name: clearableText(200),
+  phone: clearableText(50),
+  metadata: metadataSchema.optional(),
+});
+export type CreateCustomerInput = z.input<typeof createCustomerInput>;
+
+export const findOrCreateByEmailInput = createCustomerInput.extend({ email: emailSchema });
+export type FindOrCreateByEmailInput = z.input<typeof findOrCreateByEmailInput>;
+
+export function customerView(c: Customer) {
+  return {
+    id: c.id,
+    externalId: c.externalId,
+    email: c.email,
+    metadata: c.metadata,
+    company: c.company,
+    name: c.name,
+    phone: c.phone,
+    createdAt: c.createdAt.toISOString(),
+  };
+}
+
+const UUID = z.uuid();
+
+/** Where a route expects `cus_`, the bare UUID is accepted too (decisions.md part 1). */
+export function customerUuid(id: string): string | null {
+  const raw = id.startsWith("cus_") ? id.slice(4) : id;
+  return UUID.safeParse(raw).success ? raw : null;
+}
+
+function customerExists(field: "email" | "externalId", existing?: Customer | null) {
+  return new DomainError("customer_already_exists", 409, `A customer with this ${field} already exists`, {
+    field,
+    ...(existing ? { customerId: existing.id } : {}),
+  });
+}
+
+function tenantOf(ctx: Ctx): EventTenant {
+  return principalEventTenant(ctx);
+}
+
+export async function createCustomer(ctx: Ctx, body: unknown) {
+  requireScope(ctx, "customers:write");
+  const input = parseInput(createCustomerInput, body);
+  const t = tenantOf(ctx);
+  return withTx(ctx, async (tx) => {
+    const where = { applicationId: t.applicationId, environmentId: t.environmentId };
+    if (input.email) {
+      const clash = await tx.db.customer.findFirst({ where: { ...where, email: input.email } });
+      if (clash) throw customerExists("email", clash);
+    }
+    if (input.externalId) {
+      const clash = await tx.db.customer.findFirst({ where: { ...where, externalId: input.externalId } });
+      if (clash) throw customerExists("externalId", clash);
+    }
+    let row: Customer;
+    try {
+      row = await tx.db.customer.create({
+        data: {
+          ...where,
+          email: input.email ?? null,
+          externalId: input.externalId ?? null,
+          company: input.company,
+          name: input.name,
+          phone: input.phone,
+          metadata: (input.metadata ?? {}) as object,
+        },
+      });
+    } catch (e) {
+      // A concurrent create won between the check and the insert: same answer as the check would give.
+      if (isUniqueViolation(e)) throw customerExists(input.email ? "email" : "externalId");
+      throw e;
+    }
+    await recordEvent(tx, t, "customer.created", { customerId: row.id, email: row.email, externalId: row.externalId });
+    return row;
+  });
+}
+
+/**
+ * The tenant's customer with this email, created when missing (checkout: a buyer known only by email).
+ * Race-safe across processes: the insert is `ON CONFLICT DO NOTHING` on the unique (application, environment,
+ * email) constraint, so a concurrent insert never aborts the caller's transaction; the loser re-reads the
+ * winner's row. An existing customer is returned unchanged (the other fields only seed a new one).
+ * `tenant` defaults to the calling credential's; pass it from a buyer route that has no credential.
+ */
+export async function findOrCreateCustomerByEmail(ctx: Ctx, input: FindOrCreateByEmailInput, tenant?: EventTenant): Promise<Customer> {
+  const data = parseInput(findOrCreateByEmailInput, input);
+  const t = tenant ?? tenantOf(ctx);
+  const where = { applicationId: t.applicationId, environmentId: t.environmentId };
+  return withTx(ctx, async (tx) => {
+    const existing = await tx.db.customer.findFirst({ where: { ...where, email: data.email } });
+    if (existing) return existing;
+    const [created] = await tx.db.customer.createManyAndReturn({
+      data: [
+        {
+          id: randomUUID(),
+          ...where,
+          email: data.email,
+          externalId: data.externalId ?? null,
+          company: data.company,
+          name: data.name,
+          phone: data.phone,
+          metadata: (data.metadata ?? {}) as object,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (created) {
+      await recordEvent(tx, t, "customer.created", { customerId: created.id, email: created.email, externalId: created.externalId });
+      return created;
+    }
+    const winner = await tx.db.customer.findFirst({ where: { ...where, email: data.email } });
+    if (winner) return winner;
+    // Nothing was inserted and no row has this email: the externalId belongs to another customer.
+    const holder = data.externalId ? await tx.db.customer.findFirst({ where: { ...where, externalId: data.externalId } }) : null;
+    throw customerExists("externalId", holder);
+  });
+}
+
+/** A customer of the tenant, or null; no scope check (for services that reference customers). */
+export async function findCustomer(ctx: Ctx, tenant: TenantIds, id: string) {
+  const uuid = customerUuid(id);
+  if (!uuid) return null;
+  return ctx.db.customer.findFirst({ where: { id: uuid, applicationId: tenant.applicationId, environmentId: tenant.environmentId } });
+}
+
+export async function getCustomer(ctx: Ctx, id: string) {
+  requireScope(ctx, "customers:read");
+  const row = await findCustomer(ctx, requireTenant(ctx), id);
+  if (!row) throw errors.notFound("Customer");
+  return row;
+}
+
+export async function getCustomerByExternalId(ctx: Ctx, externalId: string) {
+  requireScope(ctx, "customers:read");
+  const t = requireTenant(ctx);
+  const parsed = externalIdSchema.safeParse(externalId);
+  const row = parsed.success
+    ? await ctx.db.customer.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, externalId: parsed.data } })
+    : null;
+  if (!row) throw errors.notFound("Customer");
+  return row;
+}

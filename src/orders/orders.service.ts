@@ -1,0 +1,148 @@
+// Orders: reads with every filter, the payment roll-up after any payment change, capture of an order.
+import { z } from "zod";
+import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
+import { recordEvent, tenantOf } from "../events/events.service";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import type { Ctx } from "../shared/context";
+import { errors, parseInput } from "../shared/errors";
+import { lineTotal } from "../shared/money";
+import { keyset, pageQuery, toPage } from "../shared/pagination";
+import { moveOrder, ORDER_STATUSES, type Actor } from "./order.machine";
+import { derivePaymentStatus } from "./payment-status";
+
+export const PAYMENT_STATUSES = ["pending", "authorized", "processing", "partially_paid", "captured", "partially_refunded", "refunded", "failed", "voided", "disputed", "expired"] as const;
+
+export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: Payment[] }, opts: { single?: boolean } = {}) {
+  const items = o.lineItems ?? [];
+  const shippable = items.filter((i) => i.requiresShipping);
+  const delivered = ["fulfilled", "closed"].includes(o.status) ? shippable.reduce((a, i) => a + i.quantity, 0) : 0;
+  const itemsTotal = shippable.reduce((a, i) => a + i.quantity, 0);
+  return {
+    id: o.id,
+    status: o.status,
+    paymentStatus: o.paymentStatus,
+    displayStatus: displayStatus(o),
+    currency: o.currency,
+    customerId: o.customerId,
+    email: o.email,
+    checkoutSessionId: o.checkoutSessionId,
+    cartId: o.cartId,
+    lineItems: items
+      .sort((a, b) => a.position - b.position)
+      .map((i) => ({ id: i.id, type: i.type, referenceId: i.referenceId, name: i.name, description: i.description, unitPrice: i.unitPrice, quantity: i.quantity, taxAmount: i.taxAmount, discountAmount: i.discountAmount, requiresShipping: i.requiresShipping, imageUrl: i.imageUrl, metadata: i.metadata, total: lineTotal(i) })),
+    subtotal: o.subtotal,
+    discountTotal: o.discountTotal,
+    shippingTotal: o.shippingTotal,
+    taxTotal: o.taxTotal,
+    total: o.total,
+    compAmount: o.compAmount,
+    fulfillmentSummary: { itemsTotal, itemsFulfilled: delivered, itemsRemaining: itemsTotal - delivered },
+    shippingAddress: o.shippingAddress,
+    billingAddress: o.billingAddress,
+    selectedShipping: o.selectedShipping,
+    notes: o.notes,
+    metadata: o.metadata,
+    onHold: o.onHold,
+    holdReason: o.holdReason,
+    heldAt: o.heldAt?.toISOString() ?? null,
+    heldBy: o.heldBy,
+    subscriptionId: o.subscriptionId,
+    ...(opts.single && o.payments
+      ? {
+          capturedAmount: o.payments.reduce((a, p) => a + p.capturedAmount, 0),
+          refundedAmount: o.payments.reduce((a, p) => a + p.refundedAmount, 0),
+        }
+      : {}),
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
+
+/** A human label derived on every read, never stored. */
+function displayStatus(o: Order) {
+  const label = o.status.replace(/_/g, " ");
+  const money = o.compAmount > 0 ? "comped" : o.paymentStatus.replace(/_/g, " ");
+  return `${label[0].toUpperCase()}${label.slice(1)} · ${money}`;
+}
+
+const orderFilters = pageQuery.extend({
+  status: z.enum(ORDER_STATUSES).optional(),
+  paymentStatus: z.enum(PAYMENT_STATUSES).optional(),
+  q: z.string().trim().min(1).max(200).optional(),
+  customerId: z.uuid().optional(),
+  applicationId: z.uuid().optional(),
+  delivery: z.enum(["not_shipped", "in_transit", "delivered", "returned"]).optional(),
+});
+
+export async function listOrders(ctx: Ctx, query: unknown) {
+  requireScope(ctx, "orders:read");
+  const t = requireTenant(ctx);
+  const q = parseInput(orderFilters, query ?? {}, ["query"]);
+  if (q.applicationId && q.applicationId !== t.applicationId) return toPage([], q);
+  // Shipments arrive with fulfillments (a later issue): until then nothing is in transit, delivered or returned.
+  if (q.delivery && q.delivery !== "not_shipped") return toPage([], q);
+  const ks = keyset(q);
+  const search = q.q
+    ? { OR: [{ email: { contains: q.q, mode: "insensitive" as const } }, ...(z.uuid().safeParse(q.q).success ? [{ id: q.q }] : []), { lineItems: { some: { name: { contains: q.q, mode: "insensitive" as const } } } }] }
+    : {};
+  const rows = await ctx.db.order.findMany({
+    where: {
+      applicationId: t.applicationId,
+      environmentId: t.environmentId,
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.paymentStatus ? { paymentStatus: q.paymentStatus } : {}),
+      ...(q.customerId ? { customerId: q.customerId } : {}),
+      AND: [ks.where, search],
+    },
+    orderBy: ks.orderBy,
+    take: ks.take,
+    include: { lineItems: true },
+  });
+  return toPage(rows, q);
+}
+
+async function findOrder(ctx: Ctx, id: string) {
+  const t = requireTenant(ctx);
+  const o = z.uuid().safeParse(id).success
+    ? await ctx.db.order.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lineItems: true, payments: true } })
+    : null;
+  if (!o) throw errors.notFound("Order");
+  return o;
+}
+
+export async function getOrder(ctx: Ctx, id: string) {
+  requireScope(ctx, "orders:read");
+  return findOrder(ctx, id);
+}
+
+export async function orderPayments(ctx: Ctx, id: string) {
+  requireScope(ctx, "payments:read");
+  const o = await findOrder(ctx, id);
+  return [...o.payments].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+export async function orderStatusHistory(ctx: Ctx, id: string) {
+  requireScope(ctx, "orders:read");
+  const o = await findOrder(ctx, id);
+  return ctx.db.orderStatusHistory.findMany({ where: { orderId: o.id }, orderBy: [{ seq: "asc" }] });
+}
+
+/**
+ * After any payment change, inside the same transaction: recompute paymentStatus (order.updated when it
+ * changes) and move a pending or draft order to processing once money is authorized or captured.
+ */
+export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor) {
+  const o = await ctx.db.order.findUniqueOrThrow({ where: { id: orderId }, include: { payments: true } });
+  const tenant = await tenantOf(ctx, o);
+  const moneyIn = o.payments.some((p) => p.capturedAmount > 0 || ["authorized", "captured", "partially_refunded"].includes(p.status));
+  let status = o.status;
+  if (moneyIn && (o.status === "pending" || o.status === "draft")) {
+    await moveOrder(ctx, o, "processing", { ...actor, source: "payment" });
+    status = "processing";
+  }
+  const paymentStatus = derivePaymentStatus(o, o.payments);
+  if (paymentStatus !== o.paymentStatus) await ctx.db.order.update({ where: { id: o.id }, data: { paymentStatus } });
+  if (paymentStatus !== o.paymentStatus || status !== o.status) {
+    await recordEvent(ctx, tenant, "order.updated", { orderId: o.id, status, paymentStatus, previousStatus: o.status, previousPaymentStatus: o.paymentStatus });
+  }
+}

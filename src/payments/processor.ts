@@ -1,0 +1,63 @@
+// The processor interface a real card processor plugs into, and the built-in deterministic test processor
+// (decisions.md part 5).
+import { randomUUID } from "node:crypto";
+
+export type ChargeOutcome = "captured" | "authorized" | "processing" | "failed";
+
+export interface ChargeRequest {
+  amount: number;
+  currency: string;
+  paymentToken: string;
+  /** our payment id: processors use it as their idempotency key */
+  reference: string;
+}
+
+export interface ChargeResult {
+  outcome: ChargeOutcome;
+  processorPaymentId: string;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+export interface Processor {
+  readonly name: string;
+  charge(req: ChargeRequest): Promise<ChargeResult>;
+  capture(processorPaymentId: string, amount: number): Promise<{ ok: boolean; errorCode?: string }>;
+  refund(processorPaymentId: string, amount: number): Promise<{ ok: boolean; reference: string; errorCode?: string }>;
+  void(processorPaymentId: string): Promise<{ ok: boolean }>;
+}
+
+export const TEST_TOKENS: Record<string, ChargeResult["outcome"]> = {
+  tok_visa: "captured",
+  tok_visa_authorize: "authorized",
+  tok_card_declined: "failed",
+  tok_3ds_required: "processing",
+};
+
+export const testProcessor: Processor = {
+  name: "test",
+  async charge(req) {
+    const outcome = TEST_TOKENS[req.paymentToken];
+    const processorPaymentId = `testpay_${randomUUID()}`;
+    if (!outcome) return { outcome: "failed", processorPaymentId, errorCode: "invalid_payment_token", errorMessage: `Unknown test token "${req.paymentToken}"` };
+    if (outcome === "failed") return { outcome, processorPaymentId, errorCode: "card_declined", errorMessage: "The card was declined" };
+    return { outcome, processorPaymentId };
+  },
+  async capture() {
+    return { ok: true };
+  },
+  async refund() {
+    return { ok: true, reference: `testre_${randomUUID()}` };
+  },
+  async void() {
+    return { ok: true };
+  },
+};
+
+const PROCESSORS: Record<string, Processor> = { test: testProcessor };
+
+export function processorFor(name: string): Processor {
+  const p = PROCESSORS[name];
+  if (!p) throw new Error(`no processor "${name}"`);
+  return p;
+}

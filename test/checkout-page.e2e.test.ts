@@ -1,0 +1,89 @@
+// The hosted checkout page completes a payment in a real browser (Debian chromium through playwright-core).
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+import { NET30_TERMS } from "../pages/checkout.page";
+import { termsHash } from "../src/checkout/checkout.service";
+import type { BootstrapResult } from "../src/platform/bootstrap.service";
+import { startTestApp, type TestApp } from "./helpers/app";
+import { client } from "./helpers/http";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+let t: TestApp;
+let demo: BootstrapResult;
+let browser: Browser | null = null;
+
+beforeAll(async () => {
+  t = (await startTestApp())!;
+  demo = await t.bootstrap();
+  if (!existsSync(CHROMIUM)) {
+    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
+    return;
+  }
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function openSession(extra: Record<string, unknown> = {}) {
+  const api = client(t.url);
+  const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId } });
+  await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Widget <b>Pro</b>", unitPrice: 4200, quantity: 2 } });
+  const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: cart.body.data.id, returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/no", ...extra } });
+  expect(s.status).toBe(201);
+  return s.body.data as { id: string; hostedUrl: string };
+}
+
+test("a buyer pays by card on the hosted page", async () => {
+  if (!browser) return;
+  const s = await openSession();
+  const page = await browser.newPage();
+  await page.goto(s.hostedUrl);
+  expect(await page.textContent("#total")).toBe("$84.00");
+  expect(await page.content()).toContain("Widget &lt;b&gt;Pro&lt;/b&gt;");
+  await page.fill("input[name=email]", "buyer@example.com");
+  await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
+  await page.fill("input[name='shippingAddress.city']", "Springfield");
+  await page.fill("input[name=paymentToken]", "tok_visa");
+  await page.click("#submit");
+  await page.waitForSelector("#result.ok");
+  const orderId = await page.getAttribute("#result", "data-order-id");
+  const order = await client(t.url)("GET", `orders/${orderId}`, { key: demo.apiKey });
+  expect(order.body.data).toMatchObject({ status: "processing", paymentStatus: "captured", total: 8400, email: "buyer@example.com" });
+  await page.reload();
+  expect(await page.textContent("#closed")).toContain("has been placed");
+  await page.close();
+});
+
+test("a declined card shows the error and lets the buyer retry; Net 30 terms are accepted with their hash", async () => {
+  if (!browser) return;
+  const s = await openSession();
+  const page = await browser.newPage();
+  await page.goto(s.hostedUrl);
+  await page.fill("input[name=email]", "retry@example.com");
+  await page.fill("input[name='shippingAddress.addressLine1']", "2 Main St");
+  await page.fill("input[name='shippingAddress.city']", "Springfield");
+  await page.fill("input[name=paymentToken]", "tok_card_declined");
+  await page.click("#submit");
+  await page.waitForSelector("#result.error");
+  expect(await page.textContent("#result")).toContain("declined");
+  await page.check("input[name=paymentMethod][value=net30]");
+  await page.fill("input[name=companyName]", "Acme");
+  await page.fill("input[name=billingEmail]", "ap@acme.test");
+  await page.check("input[name=acceptTerms]");
+  await page.click("#submit");
+  await page.waitForSelector("#result.ok");
+  const orderId = await page.getAttribute("#result", "data-order-id");
+  const payments = await client(t.url)("GET", `orders/${orderId}/payments`, { key: demo.apiKey });
+  const net30 = payments.body.data.find((p: any) => p.method === "net30");
+  expect(net30).toMatchObject({ status: "authorized", metadata: { net30Acceptance: { companyName: "Acme", termsHash: expect.stringMatching(/^[0-9a-f]{64}$/) } } });
+  expect(net30.metadata.net30Acceptance.termsHash).toBe(termsHash(NET30_TERMS));
+  await page.close();
+});
+
+test("an unknown session answers 404 with a page", async () => {
+  const res = await fetch(`${t.url}/checkout/00000000-0000-4000-8000-000000000000`);
+  expect(res.status).toBe(404);
+  expect(await res.text()).toContain("Checkout not found");
+});
