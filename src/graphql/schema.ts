@@ -3,5 +3,8 @@ import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder";
 import "../platform/platform.schema";
 import "../events/events.schema";
+import "../carts/carts.schema";
+import "../checkout/checkout.schema";
+import "../orders/orders.schema";
 
 export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,126 @@
+// GraphQL for orders and payments: reads, capture/refund/mark-failed, and the live orderUpdated(id).
+import { filter, pipe } from "graphql-yoga";
+import type { Envelope } from "../events/hub";
+import { tenantTopic } from "../events/hub";
+import { builder, PageInfo } from "../graphql/builder";
+import { capturePayment, captureOrderPayments, getPayment, listPayments, markPaymentFailed, paymentView, refundPayment } from "../payments/payments.service";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import { compact } from "../carts/carts.schema";
+import { getOrder, listOrders, orderPayments, orderView } from "./orders.service";
+
+type OrderV = ReturnType<typeof orderView>;
+type PaymentV = ReturnType<typeof paymentView>;
+
+const PaymentRef = builder.objectRef<PaymentV>("Payment").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    orderId: t.exposeID("orderId", { nullable: true }),
+    status: t.exposeString("status"),
+    amount: t.exposeInt("amount"),
+    currency: t.exposeString("currency"),
+    method: t.exposeString("method"),
+    processor: t.exposeString("processor"),
+    authorizedAmount: t.exposeInt("authorizedAmount"),
+    capturedAmount: t.exposeInt("capturedAmount"),
+    refundedAmount: t.exposeInt("refundedAmount"),
+    error: t.field({ type: "JSON", nullable: true, resolve: (p) => p.error }),
+    disputed: t.exposeBoolean("disputed"),
+    metadata: t.field({ type: "JSON", resolve: (p) => p.metadata }),
+    createdAt: t.field({ type: "DateTime", resolve: (p) => p.createdAt }),
+  }),
+});
+
+const OrderLine = builder.objectRef<OrderV["lineItems"][number]>("OrderLineItem").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    unitPrice: t.exposeInt("unitPrice"),
+    quantity: t.exposeInt("quantity"),
+    total: t.exposeInt("total"),
+    requiresShipping: t.exposeBoolean("requiresShipping"),
+  }),
+});
+
+const OrderRef = builder.objectRef<OrderV>("Order").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    status: t.exposeString("status"),
+    paymentStatus: t.exposeString("paymentStatus"),
+    displayStatus: t.exposeString("displayStatus"),
+    currency: t.exposeString("currency"),
+    email: t.exposeString("email", { nullable: true }),
+    customerId: t.exposeID("customerId", { nullable: true }),
+    lineItems: t.field({ type: [OrderLine], resolve: (o) => o.lineItems }),
+    subtotal: t.exposeInt("subtotal"),
+    shippingTotal: t.exposeInt("shippingTotal"),
+    taxTotal: t.exposeInt("taxTotal"),
+    discountTotal: t.exposeInt("discountTotal"),
+    total: t.exposeInt("total"),
+    compAmount: t.exposeInt("compAmount"),
+    capturedAmount: t.int({ nullable: true, description: "single-order reads only", resolve: (o) => o.capturedAmount ?? null }),
+    refundedAmount: t.int({ nullable: true, description: "single-order reads only", resolve: (o) => o.refundedAmount ?? null }),
+    onHold: t.exposeBoolean("onHold"),
+    payments: t.field({ type: [PaymentRef], resolve: async (o, _a, ctx) => (await orderPayments(ctx, o.id)).map(paymentView) }),
+    createdAt: t.field({ type: "DateTime", resolve: (o) => o.createdAt }),
+  }),
+});
+
+const page = <T>(name: string, node: any) =>
+  builder.objectRef<{ items: T[]; pagination: { cursor: string | null; hasMore: boolean } }>(name).implement({
+    fields: (t) => ({ nodes: t.field({ type: [node], resolve: (p) => p.items as any }), pageInfo: t.field({ type: PageInfo, resolve: (p) => p.pagination }) }),
+  });
+const OrderPage = page<OrderV>("OrderPage", OrderRef);
+const PaymentPage = page<PaymentV>("PaymentPage", PaymentRef);
+
+builder.queryFields((t) => ({
+  order: t.field({ type: OrderRef, authScopes: { scope: "orders:read" }, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => orderView(await getOrder(ctx, String(a.id)), { single: true }) }),
+  orders: t.field({
+    type: OrderPage,
+    authScopes: { scope: "orders:read" },
+    args: { status: t.arg.string(), paymentStatus: t.arg.string(), q: t.arg.string(), customerId: t.arg.id(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => {
+      const p = await listOrders(ctx, compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }));
+      return { items: p.items.map((o) => orderView(o)), pagination: p.pagination };
+    },
+  }),
+  payment: t.field({ type: PaymentRef, authScopes: { scope: "payments:read" }, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => paymentView(await getPayment(ctx, String(a.id))) }),
+  payments: t.field({
+    type: PaymentPage,
+    authScopes: { scope: "payments:read" },
+    args: { method: t.arg.string(), status: t.arg.stringList(), orderId: t.arg.id(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => {
+      const p = await listPayments(ctx, compact({ method: a.method, status: a.status, order_id: a.orderId ? String(a.orderId) : null, limit: a.limit, cursor: a.cursor }));
+      return { items: p.items.map(paymentView), pagination: p.pagination };
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  captureOrder: t.field({
+    type: OrderRef,
+    authScopes: { scope: "payments:write" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => orderView(await getOrder(ctx, await captureOrderPayments(ctx, String(a.id))), { single: true }),
+  }),
+  capturePayment: t.field({ type: PaymentRef, authScopes: { scope: "payments:write" }, args: { id: t.arg.id({ required: true }), amount: t.arg.int() }, resolve: async (_r, a, ctx) => paymentView(await capturePayment(ctx, String(a.id), compact({ amount: a.amount }))) }),
+  refundPayment: t.field({ type: PaymentRef, authScopes: { scope: "payment_refunds:write" }, args: { id: t.arg.id({ required: true }), amount: t.arg.int() }, resolve: async (_r, a, ctx) => paymentView(await refundPayment(ctx, String(a.id), compact({ amount: a.amount }))) }),
+  markPaymentFailed: t.field({ type: PaymentRef, authScopes: { scope: "payments:write" }, args: { id: t.arg.id({ required: true }), reason: t.arg.string({ required: true }) }, resolve: async (_r, a, ctx) => paymentView(await markPaymentFailed(ctx, String(a.id), { reason: a.reason })) }),
+}));
+
+const ORDER_EVENTS = new Set(["order.created", "order.updated", "order.fulfilled", "order.cancelled", "order.closed", "order.held", "order.hold_released", "order.comped", "order.comp_reversed"]);
+
+builder.subscriptionFields((t) => ({
+  orderUpdated: t.field({
+    type: OrderRef,
+    description: "The order, re-read after each of its order.* events",
+    authScopes: { scope: "orders:read" },
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: async (_r, a, ctx) => {
+      requireScope(ctx, "orders:read");
+      const order = await getOrder(ctx, String(a.id)); // 404 for another tenant's id, before subscribing
+      const tn = requireTenant(ctx);
+      return pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(tn.applicationId, tn.environmentId)), filter((e: Envelope) => ORDER_EVENTS.has(e.type) && (e.data as any)?.orderId === order.id));
+    },
+    resolve: async (e: Envelope, _a, ctx) => orderView(await getOrder(ctx, (e.data as any).orderId), { single: true }),
+  }),
+}));
