@@ -237,6 +237,23 @@ describe("on the default database", () => {
     expect((await api("GET", "payments?aging=31_60", { key: demo.apiKey })).body.data.map((p: any) => p.id)).not.toContain(r.body.data.paymentId);
   });
 
+  test("embedded checkout: embed-token creates a one-line session; allowedMethods is refused; the browser re-mints", async () => {
+    const r = await api("POST", "checkout-sessions/embed-token", { key: demo.apiKey, body: { amount: 2599, currency: "USD", externalCartId: "ext-1" } });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ checkoutSessionId: expect.any(String), embedToken: expect.stringMatching(/^emb_/), hostedUrl: expect.stringContaining("/checkout/"), embedUrl: expect.stringContaining("embed=1") });
+    const again = await api("GET", `checkout-sessions/${r.body.data.checkoutSessionId}/embed-token`);
+    expect(again.body.data).toMatchObject({ amount: 2599, currency: "USD", environment: "sandbox" });
+    expect(again.body.data.embedToken).not.toBe(r.body.data.embedToken);
+    const refused = await api("POST", "checkout-sessions/embed-token", { key: demo.apiKey, body: { amount: 100, currency: "USD", allowedMethods: ["card"] } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("allowed_methods_unsupported");
+    expect((await api("POST", "checkout-sessions/embed-token", { key: demo.apiKey, body: { amount: 100, currency: "EUR" } })).body.error.code).toBe("currency_mismatch");
+    const done = await api("POST", `checkout-sessions/${r.body.data.checkoutSessionId}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa", email: "e@example.com" } });
+    expect(done.status).toBe(200);
+    expect((await api("GET", `orders/${done.body.data.orderId}`, { key: demo.apiKey })).body.data).toMatchObject({ total: 2599, paymentStatus: "captured" });
+    expect((await api("GET", `checkout-sessions/${r.body.data.checkoutSessionId}/embed-token`)).body.error.code).toBe("session_not_open");
+  });
+
   test("orders and payments lists with filters; cross-tenant ids answer 404", async () => {
     const all = await api("GET", "orders?limit=100", { key: demo.apiKey });
     expect(all.status).toBe(200);

@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
-import { completeCheckout, createCheckoutSession, sessionPaymentMethods, sessionView } from "./checkout.service";
+import { completeCheckout, createCheckoutSession, createEmbedSession, sessionEmbedToken, sessionPaymentMethods, sessionView } from "./checkout.service";
 
 export function checkoutRouter() {
   const r = Router();
@@ -8,6 +8,8 @@ export function checkoutRouter() {
     const ctx = ctxOf(req);
     await ok(res, sessionView(await createCheckoutSession(ctx, req.body), ctx.deps.config.CHECKOUT_URL), 201);
   });
+  r.post("/checkout-sessions/embed-token", async (req, res) => ok(res, await createEmbedSession(ctxOf(req), req.body), 201));
+  r.get("/checkout-sessions/:id/embed-token", async (req, res) => ok(res, await sessionEmbedToken(ctxOf(req), req.params.id)));
   // Browser-safe: the session id is the handle, no key.
   r.get("/checkout-sessions/:id/payment-methods", async (req, res) => ok(res, await sessionPaymentMethods(ctxOf(req), req.params.id)));
   r.post("/checkout-sessions/:id/complete", async (req, res) => ok(res, await completeCheckout(ctxOf(req), req.params.id, req.body)));

@@ -109,7 +109,7 @@ export async function getPayment(ctx: Ctx, id: string) {
 export async function paymentTransactions(ctx: Ctx, id: string) {
   requireScope(ctx, "payments:read");
   const p = await findPayment(ctx, id);
-  return ctx.db.transaction.findMany({ where: { paymentId: p.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return ctx.db.transaction.findMany({ where: { paymentId: p.id }, orderBy: [{ seq: "asc" }] });
 }
 
 const captureInput = z.strictObject({ amount: positiveAmount.optional() });
