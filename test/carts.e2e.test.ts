@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
-import { client } from "./helpers/http";
+import { client, mintKeyVia } from "./helpers/http";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -21,11 +21,7 @@ afterAll(() => t?.close());
 const key = () => demo.apiKey;
 const US = { addressLine1: "1 Main St", city: "Austin", stateProvince: "TX", postalCode: "78701", countryCode: "us" };
 
-async function mintKey(scopes: string[]) {
-  const r = await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { name: "k", scopes } });
-  expect(r.status).toBe(201);
-  return r.body.data.rawKey as string;
-}
+const mintKey = async (scopes: string[]) => (await mintKeyVia(api, demo, scopes)).rawKey;
 async function newCart(body: Record<string, unknown> = {}) {
   const r = await api("POST", "carts", { key: key(), body: { applicationId: demo.applicationId, ...body } });
   expect(r.status).toBe(201);

@@ -4,7 +4,7 @@ import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { findOrCreateCustomerByEmail } from "../src/customers/customers.service";
 import { makeCtx } from "../src/shared/context";
 import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
-import { client } from "./helpers/http";
+import { client, mintKeyVia } from "./helpers/http";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -19,11 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function mintKey(scopes: string[]) {
-  const r = await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { name: "k", scopes } });
-  expect(r.status).toBe(201);
-  return r.body.data.rawKey as string;
-}
+const mintKey = async (scopes: string[]) => (await mintKeyVia(api, demo, scopes)).rawKey;
 
 const tenant = () => ({ workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id, environmentKind: "non_production" });
 

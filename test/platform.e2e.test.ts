@@ -1,7 +1,7 @@
 // Tenancy and credentials over REST: every error code of issue 2 is produced here.
 import { randomToken, sha256Hex } from "../src/shared/crypto";
 import { startTestApp, type TestApp } from "./helpers/app";
-import { client } from "./helpers/http";
+import { client, mintKeyVia } from "./helpers/http";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 
 let t: TestApp;
@@ -18,11 +18,7 @@ afterAll(() => t?.close());
 const dash = (extra: Record<string, string> = {}) => ({ token: demo.dashboardToken, headers: extra });
 const inSandbox = () => dash({ "x-service-environment-id": demo.environments.sandbox.id });
 
-async function mintKey(scopes: string[], envId = demo.environments.sandbox.id, name = "k") {
-  const r = await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": envId }, body: { name, scopes } });
-  expect(r.status).toBe(201);
-  return r.body.data as { id: string; rawKey: string; keyPrefix: string; scopes: string[]; type: string };
-}
+const mintKey = (scopes: string[], envId = demo.environments.sandbox.id, name = "k") => mintKeyVia(api, demo, scopes, envId, name);
 
 describe("whoami", () => {
   test("API key: type, workspace, application, environment, apiKey", async () => {

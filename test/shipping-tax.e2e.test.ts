@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
-import { client } from "./helpers/http";
+import { client, mintKeyVia } from "./helpers/http";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -32,11 +32,7 @@ const SETTINGS = {
   taxRates: { US: { rateBps: 825, name: "Sales tax" }, CA: { rateBps: 1300 } },
 };
 
-async function mintKey(scopes: string[]) {
-  const r = await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { name: "k", scopes } });
-  expect(r.status).toBe(201);
-  return r.body.data.rawKey as string;
-}
+const mintKey = async (scopes: string[]) => (await mintKeyVia(api, demo, scopes)).rawKey;
 async function cartWith(items: Record<string, unknown>[], patch?: Record<string, unknown>) {
   const c = (await api("POST", "carts", { key: key(), body: { applicationId: demo.applicationId } })).body.data;
   for (const it of items) expect((await api("POST", `carts/${c.id}/items`, { key: key(), body: { name: "W", ...it } })).status).toBe(201);

@@ -109,3 +109,4 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
 export function skipReason(kind: string) {
   return `skipped: ${kind} needs a reachable PostgreSQL (set DATABASE_URL or run one on 127.0.0.1:5432)`;
 }
+

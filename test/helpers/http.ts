@@ -32,3 +32,16 @@ export function client(base: string) {
     return { status: res.status, headers: res.headers, body: parsed };
   };
 }
+
+/** Mints a key through the dashboard route, as a merchant would (sandbox unless envId says otherwise). */
+export async function mintKeyVia(
+  call: ReturnType<typeof client>,
+  demo: { dashboardToken: string; environments: { sandbox: { id: string } } },
+  scopes: string[],
+  envId = demo.environments.sandbox.id,
+  name = "k",
+) {
+  const r = await call("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": envId }, body: { name, scopes } });
+  if (r.status !== 201) throw new Error(`minting a key failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.data as { id: string; rawKey: string; keyPrefix: string; scopes: string[]; type: string };
+}
