@@ -277,6 +277,14 @@ describe("on the default database", () => {
       expect({ path, status: r.status }).toEqual({ path, status: 404 });
     }
     expect((await api("GET", "orders", { key: other.apiKey })).body.data).toEqual([]);
+    // Sessions: another tenant's cart or application id is unknown to this key.
+    const foreignCart = await cartWithLines(api, demo);
+    const otherApp = (await api("GET", "whoami", { key: other.apiKey })).body.data.application.id;
+    const viaCart = await api("POST", "checkout/sessions", { key: other.apiKey, body: { applicationId: otherApp, cartId: foreignCart, returnUrl: "https://a.test", cancelUrl: "https://a.test" } });
+    expect(viaCart.status).toBe(404);
+    expect(viaCart.body.error.code).toBe("cart_not_found");
+    const viaApp = await api("POST", "checkout/sessions", { key: other.apiKey, body: { applicationId: demo.applicationId, cartId: foreignCart, returnUrl: "https://a.test", cancelUrl: "https://a.test" } });
+    expect(viaApp.status).toBe(404);
     expect((await api("GET", "payments", { key: other.apiKey })).body.data).toEqual([]);
   });
 });
