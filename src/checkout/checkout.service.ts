@@ -210,11 +210,12 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
 
   // Single-flight claim.
-  const claim = await ctx.db.checkoutSession.updateMany({
-    where: { id: s0.id, status: "open", OR: [{ completionStartedAt: null }, { completionStartedAt: { lt: new Date(now.getTime() - STALE_CLAIM_MS) } }] },
-    data: { completionStartedAt: now },
-  });
-  if (claim.count !== 1) {
+  // One statement (Prisma would wrap an updateMany in BEGIN/COMMIT).
+  const claimed = await ctx.db.$executeRaw`
+    UPDATE "CheckoutSession" SET "completionStartedAt" = ${now}
+    WHERE id = ${s0.id}::uuid AND status = 'open'
+      AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})`;
+  if (claimed !== 1) {
     const s = await findSession(ctx, id);
     if (s.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${s.status}`, { status: s.status });
     throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Event } from "../generated/prisma/client";
 import { requirePrincipal, requireTenant } from "../platform/auth.service";
 import type { Principal } from "../platform/principal";
-import type { Ctx } from "../shared/context";
+import { type Ctx, memoInTx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { hasScope } from "../shared/scopes";
@@ -47,12 +47,17 @@ export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, d
   const event = await ctx.db.event.create({
     data: { ...tenant, type, data: data as any, createdAt: ctx.clock.now() },
   });
-  const endpoints = await ctx.db.webhookEndpoint.findMany({
-    where: opts.onlyEndpointId
-      ? { id: opts.onlyEndpointId, deletedAt: null }
-      : { applicationId: tenant.applicationId, environmentId: tenant.environmentId, isActive: true, deletedAt: null, enabledEvents: { has: type } },
-    select: { id: true },
-  });
+  // A command that records several events reads the tenant's endpoints once (they cannot change under it).
+  const endpoints = opts.onlyEndpointId
+    ? await ctx.db.webhookEndpoint.findMany({ where: { id: opts.onlyEndpointId, deletedAt: null }, select: { id: true } })
+    : (
+        await memoInTx(ctx, `endpoints:${tenant.applicationId}:${tenant.environmentId}`, () =>
+          ctx.db.webhookEndpoint.findMany({
+            where: { applicationId: tenant.applicationId, environmentId: tenant.environmentId, isActive: true, deletedAt: null },
+            select: { id: true, enabledEvents: true },
+          }),
+        )
+      ).filter((e) => e.enabledEvents.includes(type));
   if (endpoints.length) {
     await ctx.db.webhookDelivery.createMany({
       data: endpoints.map((e) => ({ endpointId: e.id, eventId: event.id, nextAttemptAt: event.createdAt })),
@@ -106,8 +111,16 @@ export function listEventTypes(ctx: Ctx) {
   return { types: EVENT_TYPES.map(eventTypeInfo), conventions: EVENT_CONVENTIONS };
 }
 
+// An environment's workspace and kind never change, so they are safe to keep for the life of the process.
+const envFacts = new Map<string, { workspaceId: string; kind: string }>();
+
 /** The event tenant of a row, for paths without a credential (buyer checkout, jobs). */
 export async function tenantOf(ctx: Ctx, row: { applicationId: string; environmentId: string }): Promise<EventTenant> {
-  const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: row.environmentId }, select: { workspaceId: true, kind: true } });
+  let env = envFacts.get(row.environmentId);
+  if (!env) {
+    env = await ctx.db.environment.findUniqueOrThrow({ where: { id: row.environmentId }, select: { workspaceId: true, kind: true } });
+    if (envFacts.size > 10_000) envFacts.clear();
+    envFacts.set(row.environmentId, env);
+  }
   return { workspaceId: env.workspaceId, applicationId: row.applicationId, environmentId: row.environmentId, environmentKind: env.kind };
 }

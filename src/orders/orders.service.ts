@@ -135,13 +135,14 @@ export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Ac
   const o = await ctx.db.order.findUniqueOrThrow({ where: { id: orderId }, include: { payments: true } });
   const tenant = await tenantOf(ctx, o);
   const moneyIn = o.payments.some((p) => p.capturedAmount > 0 || ["authorized", "captured", "partially_refunded"].includes(p.status));
+  const paymentStatus = derivePaymentStatus(o, o.payments);
   let status = o.status;
   if (moneyIn && (o.status === "pending" || o.status === "draft")) {
-    await moveOrder(ctx, o, "processing", { ...actor, source: "payment" });
+    await moveOrder(ctx, o, "processing", { ...actor, source: "payment" }, { paymentStatus });
     status = "processing";
+  } else if (paymentStatus !== o.paymentStatus) {
+    await ctx.db.order.update({ where: { id: o.id }, data: { paymentStatus } });
   }
-  const paymentStatus = derivePaymentStatus(o, o.payments);
-  if (paymentStatus !== o.paymentStatus) await ctx.db.order.update({ where: { id: o.id }, data: { paymentStatus } });
   if (paymentStatus !== o.paymentStatus || status !== o.status) {
     await recordEvent(ctx, tenant, "order.updated", { orderId: o.id, status, paymentStatus, previousStatus: o.status, previousPaymentStatus: o.paymentStatus });
   }

@@ -31,7 +31,7 @@ export async function movePayment(ctx: Ctx, p: Pick<Payment, "id" | "status">, t
   if (!canMove(p.status, to)) {
     throw new DomainError("invalid_payment_transition", 409, `A ${p.status} payment cannot become ${to}`, { from: p.status, to });
   }
-  const res = await ctx.db.payment.updateMany({ where: { id: p.id, status: p.status }, data: { ...data, status: to } as any });
-  if (res.count !== 1) throw new DomainError("payment_state_changed", 409, "The payment changed while this request ran; retry");
-  return ctx.db.payment.findUniqueOrThrow({ where: { id: p.id } });
+  const [row] = await ctx.db.payment.updateManyAndReturn({ where: { id: p.id, status: p.status }, data: { ...data, status: to } as any });
+  if (!row) throw new DomainError("payment_state_changed", 409, "The payment changed while this request ran; retry");
+  return row;
 }

@@ -27,6 +27,8 @@ export interface Ctx {
   principal: Principal | null;
   /** set inside withTx: callbacks that run once the transaction commits */
   afterCommit?: (() => void | Promise<void>)[];
+  /** set inside withTx: values read once per transaction (e.g. a tenant's webhook endpoints) */
+  txMemo?: Map<string, Promise<unknown>>;
 }
 
 export function makeCtx(deps: Deps, principal: Principal | null = null): Ctx {
@@ -46,7 +48,7 @@ export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { i
     const hooks: (() => void | Promise<void>)[] = [];
     try {
       const result = await ctx.deps.prisma.$transaction(
-        (tx) => fn({ ...ctx, db: tx, afterCommit: hooks }),
+        (tx) => fn({ ...ctx, db: tx, afterCommit: hooks, txMemo: new Map() }),
         { maxWait: 15_000, timeout: 30_000, isolationLevel: opts.isolationLevel },
       );
       for (const h of hooks) {
@@ -65,6 +67,17 @@ export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { i
       throw e;
     }
   }
+}
+
+/** Runs `load` once per transaction for `key` (outside a transaction: every time). */
+export function memoInTx<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise<T> {
+  if (!ctx.txMemo) return load();
+  let p = ctx.txMemo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = load();
+    ctx.txMemo.set(key, p);
+  }
+  return p;
 }
 
 /** The PostgreSQL SQLSTATE behind a Prisma or driver error, if any. */
