@@ -1,0 +1,323 @@
+// Checkout scenario benchmark (issue 4): per iteration a storefront creates a cart, adds 3 lines, creates a
+// checkout session and completes it with tok_visa, over loopback HTTP (fetch, keep-alive) to the app started
+// in this process. A driver, not a test: it prints figures.
+//   npx tsx bench/checkout.ts                       (PostgreSQL: a fresh database on BENCH_DATABASE_URL or the local default, dropped after)
+//   BENCH_EMBEDDED=1 npx tsx bench/checkout.ts      (embedded PGlite, in memory)
+// Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log.
+// Phases: warm-up; (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
+// (3) PostgreSQL only: 20 more sequential scenarios with the SQL statement counter read around every request.
+// Statements are counted by wrapping `query` on every pg client the pool connects (installed before the pool's
+// first connection, so migrations, Prisma and pool.query all go through it; pool.query itself calls
+// client.query, so it is not wrapped a second time). BEGIN and COMMIT are statements and are counted.
+// The webhook delivery worker is not started (no endpoints exist, and it would add its own statements).
+import { execSync } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import { buildApp } from "../src/app";
+import { loadConfig } from "../src/config";
+import { openDb } from "../src/db/client";
+import { applyMigrations, pgDriver } from "../src/db/migrate";
+import { EventHub } from "../src/events/hub";
+import { bootstrapDemo } from "../src/platform/bootstrap.service";
+import { systemClock } from "../src/shared/clock";
+import { type Deps, makeCtx } from "../src/shared/context";
+import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
+const WORKERS = 20;
+const COUNT_SAMPLES = 20;
+const LOG_SQL = process.env.BENCH_LOG_SQL !== "0";
+const ADDRESS = { addressLine1: "1 Main St", city: "Springfield", postalCode: "12345", countryCode: "US" };
+const LINES = [
+  { name: "Widget", unitPrice: 1500, quantity: 2 },
+  { name: "Gadget", unitPrice: 2500, quantity: 1 },
+  { name: "Setup", unitPrice: 10000, quantity: 1, type: "service" },
+];
+const EXPECTED_TOTAL = 15500; // no shipping selected, no tax lines: the sum of the lines
+
+// ---- SQL statement counter (PostgreSQL) -----------------------------------------------------------------
+let statements = 0;
+let capture: string[] | null = null;
+
+function sqlText(arg: unknown): string {
+  if (typeof arg === "string") return arg;
+  if (arg && typeof arg === "object" && typeof (arg as { text?: unknown }).text === "string") return (arg as { text: string }).text;
+  return String(arg);
+}
+
+/** "BEGIN", "COMMIT", "SELECT Cart", "INSERT Event", "UPDATE CheckoutSession", ... from the full SQL text. */
+function kindOf(sql: string): string {
+  const s = sql.trim();
+  const verb = (s.split(/\s+/)[0] ?? "").toUpperCase();
+  const table = (re: RegExp) => re.exec(s)?.[1] ?? "?";
+  switch (verb) {
+    case "SELECT":
+      return /\bFROM\s+"/i.test(s) ? `SELECT ${table(/\bFROM\s+(?:"public"\.)?"(\w+)"/i)}` : `SELECT (no table): ${s.slice(0, 40)}`;
+    case "INSERT":
+      return `INSERT ${table(/INSERT\s+INTO\s+(?:"public"\.)?"(\w+)"/i)}`;
+    case "UPDATE":
+      return `UPDATE ${table(/UPDATE\s+(?:"public"\.)?"(\w+)"/i)}`;
+    case "DELETE":
+      return `DELETE ${table(/DELETE\s+FROM\s+(?:"public"\.)?"(\w+)"/i)}`;
+    case "WITH":
+      return `WITH ... ${/\b(INSERT|UPDATE|DELETE)\b/i.exec(s)?.[1]?.toUpperCase() ?? "SELECT"}`;
+    default:
+      return verb;
+  }
+}
+
+// ---- stats ------------------------------------------------------------------------------------------------
+function pct(sorted: number[], p: number) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
+const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
+
+interface PhaseResult {
+  name: string;
+  planned: number;
+  completed: number;
+  wallMs: number;
+  scenario: number[];
+  complete: number[];
+}
+
+/** HEAD and the uncommitted files under src/ and prisma/, so a figure can be tied to the code it measured. */
+function codeVersion() {
+  try {
+    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
+    const dirty = execSync("git status --porcelain -- src prisma", { encoding: "utf8" }).split("\n").filter(Boolean).map((l) => l.slice(3));
+    return dirty.length ? `${head} + uncommitted ${dirty.join(", ")}` : `${head} (src/ and prisma/ clean)`;
+  } catch {
+    return "unknown (no git)";
+  }
+}
+
+async function main() {
+  const embedded = Boolean(process.env.BENCH_EMBEDDED);
+  const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
+  // Open without migrating so the counter is on the pool before its first connection; then migrate.
+  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20, migrate: embedded });
+  if (db.pool) {
+    db.pool.on("connect", (client) => {
+      const q = client.query.bind(client) as (...a: unknown[]) => unknown;
+      (client as any).query = (...a: unknown[]) => {
+        statements++;
+        capture?.push(sqlText(a[0]));
+        return q(...a);
+      };
+    });
+    await applyMigrations(pgDriver(db.pool));
+    // pool.query goes through client.query: one statement, counted once.
+    const before = statements;
+    await db.pool.query("SELECT 1");
+    if (statements - before !== 1) console.warn(`!!! counter check: pool.query counted ${statements - before} times, expected 1`);
+  }
+  const serverVersion = db.pool ? String((await db.pool.query("SHOW server_version")).rows[0].server_version) : "PGlite 0.5 (in process)";
+
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "" });
+  const hub = new EventHub();
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub };
+  const app = buildApp(deps, db);
+  let connections = 0;
+  app.server.on("connection", () => connections++);
+  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  config.BASE_URL = base;
+  config.CHECKOUT_URL = base;
+  const demo = await bootstrapDemo(makeCtx(deps), config);
+
+  // ---- HTTP ------------------------------------------------------------------------------------------------
+  const non2xx = new Map<string, number>();
+  const errorSamples: string[] = [];
+  async function call(step: string, method: string, path: string, body?: unknown, key?: string): Promise<any> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (key) headers["x-api-key"] = key;
+    const res = await fetch(`${base}/api/v1/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status < 200 || res.status >= 300) {
+      non2xx.set(`${step} ${res.status}`, (non2xx.get(`${step} ${res.status}`) ?? 0) + 1);
+      if (errorSamples.length < 5) errorSamples.push(`${method} ${path} -> ${res.status} ${text.slice(0, 300)}`);
+      throw new Error(`${step}: HTTP ${res.status}`);
+    }
+    return text ? JSON.parse(text) : null;
+  }
+
+  await call("settings", "PUT", "shipping-tax/settings", { flatRates: [{ methodId: "std", displayName: "Standard", rateAmount: 700 }], taxRates: { US: { rateBps: 1000 } } }, demo.apiKey);
+
+  const STEPS = ["cart", "line 1", "line 2", "line 3", "session", "complete"] as const;
+  let failedIterations = 0;
+  let badPayments = 0;
+
+  /** One storefront checkout. `perStep` receives the statement-counter delta of each request (sequential use only). */
+  async function scenario(perStep?: number[]): Promise<{ ms: number; completeMs: number } | null> {
+    const t0 = performance.now();
+    let mark = statements;
+    const step = (i: number) => {
+      if (perStep) perStep[i] = statements - mark;
+      mark = statements;
+    };
+    try {
+      const cart = await call("cart", "POST", "carts", { applicationId: demo.applicationId, customerEmail: "buyer@example.com" }, demo.apiKey);
+      step(0);
+      const cartId = cart.data.id as string;
+      for (const [i, line] of LINES.entries()) {
+        await call(`line ${i + 1}`, "POST", `carts/${cartId}/items`, line, demo.apiKey);
+        step(1 + i);
+      }
+      const s = await call("session", "POST", "checkout/sessions", { applicationId: demo.applicationId, cartId, returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/cancel" }, demo.apiKey);
+      step(4);
+      const c0 = performance.now();
+      const done = await call("complete", "POST", `checkout-sessions/${s.data.id}/complete`, { paymentMethod: "card", paymentToken: "tok_visa", shippingAddress: ADDRESS });
+      const t1 = performance.now();
+      step(5);
+      if (!done?.data?.orderId || done.data.paymentStatus !== "captured") {
+        badPayments++;
+        if (errorSamples.length < 5) errorSamples.push(`complete answered 2xx without a captured order: ${JSON.stringify(done).slice(0, 300)}`);
+      }
+      return { ms: t1 - t0, completeMs: t1 - c0 };
+    } catch (e) {
+      failedIterations++;
+      if (!(e instanceof Error && /HTTP \d+/.test(e.message)) && errorSamples.length < 5) errorSamples.push(String(e));
+      return null;
+    }
+  }
+
+  async function phase(name: string, workers: number, perWorker: (w: number) => number): Promise<PhaseResult> {
+    const scen: number[] = [];
+    const comp: number[] = [];
+    let planned = 0;
+    for (let w = 0; w < workers; w++) planned += perWorker(w);
+    const ordersBefore = await db.prisma.order.count();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        for (let i = 0; i < perWorker(w); i++) {
+          const r = await scenario();
+          if (r) {
+            scen.push(r.ms);
+            comp.push(r.completeMs);
+          }
+        }
+      }),
+    );
+    const wallMs = performance.now() - t0;
+    const made = (await db.prisma.order.count()) - ordersBefore;
+    if (made !== planned) console.warn(`!!! ${name}: ${made} orders created for ${planned} scenarios`);
+    return { name, planned, completed: scen.length, wallMs, scenario: scen.sort((a, b) => a - b), complete: comp.sort((a, b) => a - b) };
+  }
+
+  const load0 = os.loadavg();
+  const warm = await phase("warm-up", 1, () => WARMUP);
+  const seq = await phase("sequential", 1, () => ITERATIONS);
+  const conc = await phase(`${WORKERS}-way concurrent`, WORKERS, (w) => Math.floor(ITERATIONS / WORKERS) + (w < ITERATIONS % WORKERS ? 1 : 0));
+  const load1 = os.loadavg();
+
+  // ---- statements per request (PostgreSQL, sequential, nothing else running) ---------------------------------
+  const perStep: number[][] = [];
+  const stepLogs: string[][] = [];
+  let countPlanned = 0;
+  if (db.pool) {
+    for (let i = 0; i < COUNT_SAMPLES; i++) {
+      const steps: number[] = [];
+      countPlanned++;
+      if (await scenario(steps)) perStep.push(steps);
+    }
+    if (LOG_SQL) {
+      // One more scenario with every statement logged; the capture is cut at each request's end, so each
+      // slice is exactly that request's statements (its counter delta).
+      capture = [];
+      const steps: number[] = [];
+      countPlanned++;
+      if (await scenario(steps)) {
+        let at = 0;
+        for (const n of steps) {
+          stepLogs.push(capture.slice(at, at + n));
+          at += n;
+        }
+      }
+      capture = null;
+    }
+  }
+
+  // ---- end-of-run checks ---------------------------------------------------------------------------------------
+  const planned = warm.planned + seq.planned + conc.planned + countPlanned;
+  const orders = await db.prisma.order.count();
+  const captured = await db.prisma.order.count({ where: { status: "processing", paymentStatus: "captured", total: EXPECTED_TOTAL } });
+  const problems: string[] = [];
+  if (non2xx.size) problems.push(`non-2xx responses: ${[...non2xx].map(([k, v]) => `${k} x${v}`).join(", ")}`);
+  if (failedIterations) problems.push(`${failedIterations} scenario(s) failed`);
+  if (badPayments) problems.push(`${badPayments} complete call(s) without a captured order`);
+  if (orders !== planned) problems.push(`orders in the database: ${orders}, scenarios run: ${planned}`);
+  if (captured !== orders) problems.push(`only ${captured}/${orders} orders are processing/captured with total ${EXPECTED_TOTAL}`);
+
+  // ---- report ----------------------------------------------------------------------------------------------------
+  const cpus = os.cpus();
+  console.log(`machine: ${cpus.length} cores (${cpus[0]?.model}), ${Math.round(os.totalmem() / 2 ** 30)} GB, node ${process.version}, ${os.type()} ${os.release()}`);
+  console.log(`database: ${db.kind === "pg" ? `PostgreSQL ${serverVersion} (pool max 20)` : serverVersion}; load average 1 min at start ${fmt(load0[0], 2)}, after the timed phases ${fmt(load1[0], 2)}`);
+  console.log(`code: ${codeVersion()}`);
+  console.log(`scenario: POST /carts, 3 x POST /carts/{id}/items, POST /checkout/sessions, POST /checkout-sessions/{id}/complete (card, tok_visa); warm-up ${WARMUP}, ${ITERATIONS} per phase`);
+  console.log("");
+  console.log("| phase | checkouts | wall s | orders/s | scenario p50 ms | scenario p99 ms | complete p50 ms | complete p99 ms |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  for (const p of [seq, conc]) {
+    console.log(`| ${p.name} | ${p.completed}/${p.planned} | ${fmt(p.wallMs / 1000, 2)} | ${fmt((p.completed / p.wallMs) * 1000)} | ${fmt(pct(p.scenario, 50))} | ${fmt(pct(p.scenario, 99))} | ${fmt(pct(p.complete, 50))} | ${fmt(pct(p.complete, 99))} |`);
+  }
+  console.log(`(HTTP connections opened by the client over the whole run: ${connections})`);
+  console.log("");
+
+  if (db.pool) {
+    const col = (i: number) => perStep.map((s) => s[i]);
+    const whole = perStep.map((s) => s.reduce((a, b) => a + b, 0));
+    const range = (xs: number[]) => `${median(xs)} (min ${Math.min(...xs)}, max ${Math.max(...xs)})`;
+    console.log(`SQL statements per request, median over ${perStep.length} sequential scenarios (BEGIN and COMMIT included):`);
+    for (const [i, name] of STEPS.entries()) console.log(`  ${name.padEnd(9)} ${range(col(i))}`);
+    console.log(`  ${"scenario".padEnd(9)} ${range(whole)}`);
+    const summarise = (title: string, sqls: string[]) => {
+      const byKind = new Map<string, number>();
+      for (const sql of sqls) byKind.set(kindOf(sql), (byKind.get(kindOf(sql)) ?? 0) + 1);
+      console.log(`${title} (${sqls.length} statements) by kind:`);
+      for (const [k, n] of [...byKind].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) console.log(`  ${String(n).padStart(3)}  ${k}`);
+    };
+    if (stepLogs.length === STEPS.length) {
+      const log = stepLogs[5];
+      console.log("");
+      console.log(`one complete call, ${log.length} statements in order (first 60 characters):`);
+      log.forEach((sql, i) => console.log(`  ${String(i + 1).padStart(2)}. ${sql.replace(/\s+/g, " ").slice(0, 60)}`));
+      summarise("that complete call", log);
+      for (const [i, name] of STEPS.entries()) {
+        if (i < 5) console.log(`${name}: ${stepLogs[i].map((sql) => kindOf(sql)).join(", ")}`);
+      }
+      summarise("the whole scenario", stepLogs.flat());
+    }
+  } else {
+    console.log("SQL statement count: skipped on PGlite. There is no pg Pool: pglite-prisma-adapter calls the in-process");
+    console.log("PGlite instance directly, so the client.query hook has nothing to wrap. The service code and Prisma's queries");
+    console.log("are the same as on PostgreSQL; take the counts from a PostgreSQL run.");
+  }
+  console.log("");
+  console.log(`orders in the database: ${orders} (scenarios run: ${planned}: warm-up ${warm.planned}, sequential ${seq.planned}, concurrent ${conc.planned}, counting ${countPlanned})`);
+  if (problems.length) {
+    console.warn("");
+    console.warn("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+    for (const p of problems) console.warn(`!!! WARNING: ${p}`);
+    for (const s of errorSamples) console.warn(`!!!   e.g. ${s}`);
+    console.warn("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
+    process.exitCode = 1;
+  } else {
+    console.log("checks: every response 2xx, every complete captured, orders in the database = scenarios run");
+  }
+
+  await app.close();
+  await hub.close();
+  await db.close();
+  // pool.end() resolves before the idle sockets are closed; let them go before DROP DATABASE ... WITH (FORCE).
+  await new Promise((r) => setTimeout(r, 250));
+  await created?.drop();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
