@@ -2,7 +2,7 @@
 // inference and image URL resolution, metadata and line limits, tenancy, scopes and the events recorded.
 import { randomUUID } from "node:crypto";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
-import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
+import { startWithTwoTenants, type BootstrapLike, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 
 let t: TestApp;
@@ -10,12 +10,7 @@ let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
 let other: BootstrapLike;
 
-beforeAll(async () => {
-  t = (await startTestApp())!;
-  api = client(t.url);
-  demo = await t.bootstrap();
-  other = await t.otherWorkspace("carts-other");
-});
+beforeAll(async () => void ({ t, api, demo, other } = await startWithTwoTenants("carts-other")));
 afterAll(() => t?.close());
 
 const key = () => demo.apiKey;

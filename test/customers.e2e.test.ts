@@ -3,7 +3,7 @@
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { findOrCreateCustomerByEmail } from "../src/customers/customers.service";
 import { makeCtx } from "../src/shared/context";
-import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
+import { startWithTwoTenants, type BootstrapLike, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 
 let t: TestApp;
@@ -11,12 +11,7 @@ let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
 let other: BootstrapLike;
 
-beforeAll(async () => {
-  t = (await startTestApp())!;
-  api = client(t.url);
-  demo = await t.bootstrap();
-  other = await t.otherWorkspace("cust-other");
-});
+beforeAll(async () => void ({ t, api, demo, other } = await startWithTwoTenants("cust-other")));
 afterAll(() => t?.close());
 
 const mintKey = async (scopes: string[]) => (await mintKeyVia(api, demo, scopes)).rawKey;

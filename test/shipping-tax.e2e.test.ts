@@ -3,7 +3,7 @@
 // the first ones need the tenant unconfigured.
 import { randomUUID } from "node:crypto";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
-import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
+import { startWithTwoTenants, type BootstrapLike, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 
 let t: TestApp;
@@ -11,12 +11,7 @@ let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
 let other: BootstrapLike;
 
-beforeAll(async () => {
-  t = (await startTestApp())!;
-  api = client(t.url);
-  demo = await t.bootstrap();
-  other = await t.otherWorkspace("ship-other");
-});
+beforeAll(async () => void ({ t, api, demo, other } = await startWithTwoTenants("ship-other")));
 afterAll(() => t?.close());
 
 const key = () => demo.apiKey;

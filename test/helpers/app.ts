@@ -7,6 +7,7 @@ import { type BootstrapResult, bootstrapDemo, ensureWorkspace, mintDashboardToke
 import { FixedClock, systemClock, type Clock } from "../../src/shared/clock";
 import { type Deps, makeCtx } from "../../src/shared/context";
 import { createTestDatabase, reachablePgUrl } from "./db";
+import { client } from "./http";
 import { EventHub } from "../../src/events/hub";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.worker";
 
@@ -110,3 +111,10 @@ export function skipReason(kind: string) {
   return `skipped: ${kind} needs a reachable PostgreSQL (set DATABASE_URL or run one on 127.0.0.1:5432)`;
 }
 
+
+/** An app with the demo tenant and a second workspace, for files whose every test needs both. */
+export async function startWithTwoTenants(otherSlug: string) {
+  const t = (await startTestApp())!;
+  const api = client(t.url);
+  return { t, api, demo: await t.bootstrap(), other: await t.otherWorkspace(otherSlug) };
+}
