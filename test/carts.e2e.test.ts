@@ -337,21 +337,23 @@ describe("only open carts change", () => {
   });
 });
 
+/** Every write route on one cart and one of its items, called with key `k`. */
+const cartWrites = (k: string, cartId: string, itemId: string) => [
+  api("PATCH", `carts/${cartId}`, { key: k, body: { notes: "x" } }),
+  api("POST", `carts/${cartId}/items`, { key: k, body: { name: "W", unitPrice: 1 } }),
+  api("PATCH", `carts/${cartId}/items/${itemId}`, { key: k, body: { quantity: 5 } }),
+  api("DELETE", `carts/${cartId}/items/${itemId}`, { key: k }),
+  api("POST", `carts/${cartId}/shipping`, { key: k, body: { methodId: "m", displayName: "M", rateAmount: 5 } }),
+  api("DELETE", `carts/${cartId}/shipping`, { key: k }),
+  api("PUT", `carts/${cartId}/tax-lines`, { key: k, body: { lines: [] } }),
+];
+
 test("another tenant's key: 404 cart_not_found on every cart and item route, and nothing changes", async () => {
   const c = await newCart({ metadata: { mine: true } });
   const item = await addItem(c.id);
   const before = (await api("GET", `carts/${c.id}`, { key: key() })).body.data;
   const k = other.apiKey;
-  const calls = [
-    api("GET", `carts/${c.id}`, { key: k }),
-    api("PATCH", `carts/${c.id}`, { key: k, body: { notes: "x" } }),
-    api("POST", `carts/${c.id}/items`, { key: k, body: { name: "W", unitPrice: 1 } }),
-    api("PATCH", `carts/${c.id}/items/${item.id}`, { key: k, body: { quantity: 5 } }),
-    api("DELETE", `carts/${c.id}/items/${item.id}`, { key: k }),
-    api("POST", `carts/${c.id}/shipping`, { key: k, body: { methodId: "m", displayName: "M", rateAmount: 5 } }),
-    api("DELETE", `carts/${c.id}/shipping`, { key: k }),
-    api("PUT", `carts/${c.id}/tax-lines`, { key: k, body: { lines: [] } }),
-  ];
+  const calls = [api("GET", `carts/${c.id}`, { key: k }), ...cartWrites(k, c.id, item.id)];
   for (const r of await Promise.all(calls)) expectError(r, 404, "cart_not_found");
   expect((await api("GET", `carts/${c.id}`, { key: key() })).body.data).toEqual(before);
 });
@@ -362,16 +364,7 @@ test("scopes: carts:read reads only; a key without carts scopes gets 403 insuffi
   const reader = await mintKey(["carts:read"]);
   const none = await mintKey(["customers:read"]);
   expect((await api("GET", `carts/${c.id}`, { key: reader })).status).toBe(200);
-  const writes = (k: string) => [
-    api("POST", "carts", { key: k, body: { applicationId: demo.applicationId } }),
-    api("PATCH", `carts/${c.id}`, { key: k, body: { notes: "x" } }),
-    api("POST", `carts/${c.id}/items`, { key: k, body: { name: "W", unitPrice: 1 } }),
-    api("PATCH", `carts/${c.id}/items/${item.id}`, { key: k, body: { quantity: 5 } }),
-    api("DELETE", `carts/${c.id}/items/${item.id}`, { key: k }),
-    api("POST", `carts/${c.id}/shipping`, { key: k, body: { methodId: "m", displayName: "M", rateAmount: 5 } }),
-    api("DELETE", `carts/${c.id}/shipping`, { key: k }),
-    api("PUT", `carts/${c.id}/tax-lines`, { key: k, body: { lines: [] } }),
-  ];
+  const writes = (k: string) => [api("POST", "carts", { key: k, body: { applicationId: demo.applicationId } }), ...cartWrites(k, c.id, item.id)];
   for (const r of await Promise.all([...writes(reader), ...writes(none), api("GET", `carts/${c.id}`, { key: none })])) {
     expectError(r, 403, "insufficient_scopes");
   }

@@ -1,7 +1,7 @@
 // GraphQL mirrors the REST routes over the same services: same results, same codes in extensions.code.
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { startTestApp, type TestApp } from "./helpers/app";
+import { startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import {
@@ -25,10 +25,8 @@ let gql: ReturnType<typeof gqlClient>;
 let demo: BootstrapResult;
 
 beforeAll(async () => {
-  t = (await startTestApp())!;
-  api = client(t.url);
+  ({ t, api, demo } = await startWithDemo());
   gql = gqlClient(t.url);
-  demo = await t.bootstrap();
 });
 afterAll(() => t?.close());
 

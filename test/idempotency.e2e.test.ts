@@ -1,5 +1,5 @@
 // Idempotency-Key on POST: replay, reuse with another body, and 20 racing requests on the real PostgreSQL.
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { skipReason, startTestApp, startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 import { requestHash } from "../src/shared/idempotency.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
@@ -8,11 +8,7 @@ describe("on the default database", () => {
   let t: TestApp;
   let api: ReturnType<typeof client>;
   let demo: BootstrapResult;
-  beforeAll(async () => {
-    t = (await startTestApp())!;
-    api = client(t.url);
-    demo = await t.bootstrap();
-  });
+  beforeAll(async () => void ({ t, api, demo } = await startWithDemo()));
   afterAll(() => t?.close());
 
   const count = () => t.deps.prisma.connector.count({ where: { environmentId: demo.environments.sandbox.id } });

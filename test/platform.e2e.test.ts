@@ -1,6 +1,6 @@
 // Tenancy and credentials over REST: every error code of issue 2 is produced here.
 import { randomToken, sha256Hex } from "../src/shared/crypto";
-import { startTestApp, type TestApp } from "./helpers/app";
+import { startWithDemo, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 
@@ -8,11 +8,7 @@ let t: TestApp;
 let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
 
-beforeAll(async () => {
-  t = (await startTestApp())!;
-  api = client(t.url);
-  demo = await t.bootstrap();
-});
+beforeAll(async () => void ({ t, api, demo } = await startWithDemo()));
 afterAll(() => t?.close());
 
 const dash = (extra: Record<string, string> = {}) => ({ token: demo.dashboardToken, headers: extra });

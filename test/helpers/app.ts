@@ -112,9 +112,14 @@ export function skipReason(kind: string) {
 }
 
 
-/** An app with the demo tenant and a second workspace, for files whose every test needs both. */
+/** An app with the demo tenant bootstrapped and a REST client on it. */
+export async function startWithDemo(opts: StartOptions = {}) {
+  const t = (await startTestApp(opts))!;
+  return { t, api: client(t.url), demo: await t.bootstrap() };
+}
+
+/** The same plus a second workspace, for files whose every test needs both. */
 export async function startWithTwoTenants(otherSlug: string) {
-  const t = (await startTestApp())!;
-  const api = client(t.url);
-  return { t, api, demo: await t.bootstrap(), other: await t.otherWorkspace(otherSlug) };
+  const base = await startWithDemo();
+  return { ...base, other: await base.t.otherWorkspace(otherSlug) };
 }
