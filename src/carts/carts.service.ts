@@ -15,15 +15,18 @@ import { lockEditableCart, type TenantIds } from "./carts.machine";
 
 // ---- shapes of the JSON columns ---------------------------------------------------------------------
 
-export interface SelectedShipping {
+/** A shipping rate as merchants configure it (built-in provider) or select it on a cart. */
+export interface ShippingRate {
   methodId: string;
   displayName: string;
   rateAmount: number;
-  currency: string;
   carrier: string | null;
   serviceCode: string | null;
   estimatedDeliveryDays: number | null;
 }
+
+/** The rate chosen for a cart, in the cart's currency. */
+export type SelectedShipping = ShippingRate & { currency: string };
 
 export interface TaxLine {
   name: string;
@@ -63,15 +66,29 @@ export const updateCartInput = z.strictObject({
   metadata: metadataSchema.optional(),
 });
 
-export const selectShippingInput = z.strictObject({
+/** The fields of a shipping rate on input (cart selection, provider settings). */
+export const shippingRateFields = {
   methodId: shortText(200),
   displayName: shortText(200),
   rateAmount: amount,
-  currency: currencyInput.optional(),
   carrier: shortText(100).nullish(),
   serviceCode: shortText(100).nullish(),
   estimatedDeliveryDays: z.number().int().min(0).max(365).nullish(),
-});
+};
+
+/** A parsed rate input as stored: absent optional fields become null. */
+export function toShippingRate(r: z.infer<z.ZodObject<typeof shippingRateFields>>): ShippingRate {
+  return {
+    methodId: r.methodId,
+    displayName: r.displayName,
+    rateAmount: r.rateAmount,
+    carrier: r.carrier ?? null,
+    serviceCode: r.serviceCode ?? null,
+    estimatedDeliveryDays: r.estimatedDeliveryDays ?? null,
+  };
+}
+
+export const selectShippingInput = z.strictObject({ ...shippingRateFields, currency: currencyInput.optional() });
 
 export const taxLineInput = z.strictObject({
   name: shortText(200),
@@ -290,15 +307,7 @@ export async function selectShipping(ctx: Ctx, id: string, body: unknown) {
     await lockEditableCart(tx, t, id);
     const cart = await loadCart(tx, t, id);
     if (input.currency && input.currency !== cart.currency) throw cartErrors.currencyMismatch(input.currency, cart.currency);
-    const selected: SelectedShipping = {
-      methodId: input.methodId,
-      displayName: input.displayName,
-      rateAmount: input.rateAmount,
-      currency: cart.currency,
-      carrier: input.carrier ?? null,
-      serviceCode: input.serviceCode ?? null,
-      estimatedDeliveryDays: input.estimatedDeliveryDays ?? null,
-    };
+    const selected: SelectedShipping = { ...toShippingRate(input), currency: cart.currency };
     await tx.db.cart.update({ where: { id }, data: { selectedShipping: selected as object } });
     await recordEvent(tx, principalEventTenant(tx), "cart.shipping_selected", { cartId: id, selectedShipping: selected });
     return { ...cart, selectedShipping: selected as object };

@@ -11,8 +11,11 @@ import {
   findCart,
   jsonOrNull,
   type SelectedShipping,
+  type ShippingRate,
+  shippingRateFields,
   selectedShippingOf,
   type TaxLine,
+  toShippingRate,
 } from "../carts/carts.service";
 import { cartErrors } from "../carts/carts.errors";
 import { lockEditableCart, type TenantIds } from "../carts/carts.machine";
@@ -22,17 +25,10 @@ import { addressSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { stableStringify } from "../shared/json";
-import { amount, applyBps } from "../shared/money";
+import { applyBps } from "../shared/money";
 import { hasScope } from "../shared/scopes";
 
-export interface FlatRate {
-  methodId: string;
-  displayName: string;
-  rateAmount: number;
-  carrier: string | null;
-  serviceCode: string | null;
-  estimatedDeliveryDays: number | null;
-}
+export type FlatRate = ShippingRate;
 export interface TaxRate {
   rateBps: number;
   name: string | null;
@@ -44,14 +40,7 @@ export interface ShippingTaxConfig {
 
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
-const flatRateInput = z.strictObject({
-  methodId: shortText(200),
-  displayName: shortText(200),
-  rateAmount: amount,
-  carrier: shortText(100).nullish(),
-  serviceCode: shortText(100).nullish(),
-  estimatedDeliveryDays: z.number().int().min(0).max(365).nullish(),
-});
+const flatRateInput = z.strictObject(shippingRateFields);
 
 export const settingsInput = z.strictObject({
   flatRates: z
@@ -121,14 +110,7 @@ export async function putSettings(ctx: Ctx, body: unknown) {
   requireScope(ctx, "shipping_tax:write");
   const input = parseInput(settingsInput, body);
   const t = tenantIds(ctx);
-  const flatRates: FlatRate[] = input.flatRates.map((r) => ({
-    methodId: r.methodId,
-    displayName: r.displayName,
-    rateAmount: r.rateAmount,
-    carrier: r.carrier ?? null,
-    serviceCode: r.serviceCode ?? null,
-    estimatedDeliveryDays: r.estimatedDeliveryDays ?? null,
-  }));
+  const flatRates: FlatRate[] = input.flatRates.map(toShippingRate);
   const taxRates = Object.fromEntries(Object.entries(input.taxRates).map(([c, r]) => [c, { rateBps: r.rateBps, name: r.name ?? null }]));
   const data = { flatRates: flatRates as unknown as object, taxRates };
   return ctx.db.shippingTaxSettings.upsert({
@@ -157,15 +139,7 @@ export interface CartCalculation {
 export function calculateForCart(cart: CartWithItems, config: ShippingTaxConfig, selectedShippingMethodId?: string | null): Omit<CartCalculation, "snapshotId"> {
   const ships = cart.lineItems.some((l) => l.requiresShipping);
   const methods: SelectedShipping[] = ships
-    ? config.flatRates.map((r) => ({
-        methodId: r.methodId,
-        displayName: r.displayName,
-        rateAmount: r.rateAmount,
-        currency: cart.currency,
-        carrier: r.carrier,
-        serviceCode: r.serviceCode,
-        estimatedDeliveryDays: r.estimatedDeliveryDays,
-      }))
+    ? config.flatRates.map((r) => ({ ...toShippingRate(r), currency: cart.currency }))
     : [];
   const current = selectedShippingOf(cart);
   let selectedMethod: SelectedShipping | null;
