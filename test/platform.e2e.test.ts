@@ -322,6 +322,22 @@ describe("member roles", () => {
     const env = await api("POST", `workspaces/${demo.workspaceId}/environments`, { token, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { slug: "nope-x", name: "x" } });
     expect(env.body.error.code).toBe("permission_denied");
   });
+
+  test("a member with no role on the application reads none of its data (403 permission_denied)", async () => {
+    const user = await t.deps.prisma.user.create({ data: { email: `norole-${randomToken(6)}@example.com` } });
+    const member = await t.deps.prisma.member.create({
+      data: { workspaceId: demo.workspaceId, userId: user.id, workspaceRole: null, applicationRoles: [], environmentGrants: { grantType: "all" } },
+    });
+    const token = `dst_${randomToken(40)}`;
+    await t.deps.prisma.dashboardSession.create({ data: { memberId: member.id, tokenHash: sha256Hex(token) } });
+    const headers = { "x-service-environment-id": demo.environments.sandbox.id };
+    for (const path of ["connectors", "api-keys", "orders", "payments", "events"]) {
+      const r = await api("GET", path, { token, headers });
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 403, "permission_denied"]);
+    }
+    // the owner, on the same routes, is let through
+    expect((await api("GET", "connectors", { token: demo.dashboardToken, headers })).status).toBe(200);
+  });
 });
 
 test("unknown routes answer 404 not_found", async () => {

@@ -188,5 +188,9 @@ export function requireTenant(ctx: Ctx): Tenant {
   if (!p.application) {
     throw errors.validation([{ path: ["headers", "x-service-application-id"], message: "Required: this workspace has several applications" }]);
   }
+  // A member reaches an application's data only with a workspace role or a role on that application.
+  if (p.member && !memberHasPermission(p.member, "application:read", p.application.id)) {
+    throw errors.permissionDenied("You have no role on this application");
+  }
   return { workspaceId: p.workspace.id, applicationId: p.application.id, environmentId: p.environment.id };
 }
