@@ -3,6 +3,7 @@ import http from "node:http";
 import express from "express";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
+import { GraphQLError } from "graphql";
 import { checkoutPages } from "../pages/checkout.page";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { eventsRouter } from "./events/events.rest";
@@ -103,16 +104,25 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
           socket: ctx.extra.socket,
           params,
         });
-        const args = {
-          schema,
-          operationName: params.operationName,
-          document: parse(params.query),
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        return errors.length ? errors : args;
+        // A bad document or a credential revoked since connect is the client's problem: answer the operation
+        // with an error message and keep the socket open (a throw here would close it as an internal error).
+        try {
+          const args = {
+            schema,
+            operationName: params.operationName,
+            document: parse(params.query),
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          };
+          const errors = validate(args.schema, args.document);
+          return errors.length ? errors : args;
+        } catch (e) {
+          if (e instanceof GraphQLError) return [e];
+          const de = toDomainError(e);
+          if (de.status >= 500) console.error("[graphql-ws] subscribe failed", e);
+          return [new GraphQLError(de.status >= 500 ? "Unexpected error" : de.message, { extensions: { code: de.code, status: de.status } })];
+        }
       },
     },
     wss,

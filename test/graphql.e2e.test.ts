@@ -1,7 +1,7 @@
 // GraphQL mirrors the REST routes over the same services: same results, same codes in extensions.code.
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
-import { startWithDemo, type TestApp } from "./helpers/app";
+import { startTestApp, startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import {
@@ -135,14 +135,27 @@ test("depth and alias limits reject abusive documents with a GraphQL error, not 
   expect(res.status).toBeLessThan(500);
   const body = (await res.json()) as any;
   expect(body.errors[0].message).toMatch(/alias/i);
-  const deep = `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } }`;
-  const d = await fetch(`${t.url}/graphql`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": demo.apiKey },
-    body: JSON.stringify({ query: deep.replace("__schema", "viewer").replace("types", "workspace") }),
-  });
-  expect(d.status).toBeLessThan(500);
-  expect(((await d.json()) as any).errors.length).toBeGreaterThan(0);
+});
+
+test("depth limit: a valid query deeper than GRAPHQL_MAX_DEPTH is refused, the same query within it runs", async () => {
+  // The schema has no cycles, so a valid deep query needs a low limit to cross it.
+  const shallow = (await startTestApp({ env: { GRAPHQL_MAX_DEPTH: "2" } }))!;
+  try {
+    const key = (await shallow.bootstrap()).apiKey;
+    const query = "{ orders { nodes { payments { id } } } }";
+    const post = (url: string, k: string) =>
+      fetch(`${url}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": k }, body: JSON.stringify({ query }) });
+    const refused = await post(shallow.url, key);
+    expect(refused.status).toBeLessThan(500);
+    const body = (await refused.json()) as any;
+    expect(body.data ?? null).toBeNull();
+    expect(body.errors[0].message).toMatch(/depth/i);
+    const ok = (await (await post(t.url, demo.apiKey)).json()) as any;
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data.orders.nodes).toEqual([]);
+  } finally {
+    await shallow.close();
+  }
 });
 
 describe("graphql-ws shares HTTP auth", () => {
@@ -162,6 +175,14 @@ describe("graphql-ws shares HTTP auth", () => {
     const c = wsClient({ authorization: `Bearer ${demo.dashboardToken}`, "x-service-environment-id": demo.environments.sandbox.id });
     const it = c.iterate({ query: "{ viewer { type environment { slug } } }" });
     expect((await it.next()).value).toEqual({ data: { viewer: { type: "clerk_jwt", environment: { slug: "sandbox" } } } });
+    await c.dispose();
+  });
+
+  test("a malformed document gets a GraphQL error and the socket stays usable", async () => {
+    const c = wsClient({ "x-api-key": demo.apiKey });
+    await expect(c.iterate({ query: "{ viewer {" }).next()).rejects.toEqual([expect.objectContaining({ message: expect.stringMatching(/Syntax Error/) })]);
+    const again = await c.iterate({ query: "{ viewer { type } }" }).next();
+    expect(again.value).toEqual({ data: { viewer: { type: "api_key" } } });
     await c.dispose();
   });
 

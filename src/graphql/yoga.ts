@@ -77,7 +77,8 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
           });
         }
         if (original?.name === "GraphQLError" && original.extensions?.code) return original;
-        // Parse, validation and variable-coercion errors are the client's: safe to show, coded as input errors.
+        // Parse, validation and variable-coercion errors are the client's: safe to show, coded as input errors
+        // (422 validation_error, as over REST, unless GraphQL already gave them a code).
         if (error?.name === "GraphQLError" && (!original || original.name === "GraphQLError")) {
           if (error.extensions?.code) return error;
           return createGraphQLError(error.message, {
@@ -85,7 +86,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
             path: error.path,
             source: error.source,
             positions: error.positions,
-            extensions: { ...error.extensions, code: "validation_error", status: 400 },
+            extensions: { ...error.extensions, code: "validation_error", status: 422 },
           });
         }
         console.error("[graphql] unexpected error", original ?? error);
