@@ -94,6 +94,28 @@ describe("one process", () => {
     expect(unknown.errors[0].extensions?.code).toBe("validation_error");
   });
 
+  test("revoking the key ends its open subscription with unauthorized", async () => {
+    const api = client(t.url);
+    const minted = (await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { name: "live", scopes: ["orders:read"] } })).body.data;
+    const c = ws(t, { "x-api-key": minted.rawKey });
+    clients.push(c);
+    let completed = false;
+    const got: any[] = [];
+    const errs: any[] = [];
+    c.subscribe({ query: SUB }, { next: (v) => (v.errors ? errs.push(...v.errors) : got.push(v.data!.events)), error: (e) => errs.push(e), complete: () => (completed = true) });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = await emit(t, sandbox(), "order.created", { n: 1 });
+    await waitFor(() => got.length === 1);
+    expect(got[0].id).toBe(before.id);
+    const del = await api("DELETE", `api-keys/${minted.id}`, { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id } });
+    expect(del.status).toBe(204);
+    await new Promise((r) => setTimeout(r, 1_100)); // past the stream's re-check interval
+    await emit(t, sandbox(), "order.created", { n: 2 });
+    await waitFor(() => completed);
+    expect(got).toHaveLength(1);
+    expect(errs.map((e) => e.extensions?.code)).toEqual(["unauthorized"]);
+  });
+
   test("without credentials: unauthorized; over SSE the same stream works", async () => {
     const anon = ws(t, {});
     clients.push(anon);

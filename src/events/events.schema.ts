@@ -1,12 +1,8 @@
 // GraphQL: the event log and the live `events` subscription (graphql-ws and SSE), tenant-scoped and gated by
 // each event type's read scope, fed by the same hub that feeds webhooks.
-import { filter, pipe } from "graphql-yoga";
 import { builder, PageInfo } from "../graphql/builder";
-import { requirePrincipal, requireTenant } from "../platform/auth.service";
-import { errors } from "../shared/errors";
-import { READ_SCOPE } from "./catalog";
-import { canRead, envelope, getEvent, listEvents, readableTypes } from "./events.service";
-import { type Envelope, tenantTopic } from "./hub";
+import { envelope, getEvent, listEvents, liveItem, subscribeEvents } from "./events.service";
+import type { Envelope } from "./hub";
 
 const EventRef = builder.objectRef<Envelope>("Event").implement({
   description: "Event envelope (platform.md part 2)",
@@ -54,22 +50,7 @@ builder.subscriptionFields((t) => ({
     description: "Events of the credential's application and environment as they commit; `types` narrows them",
     authScopes: { authenticated: true },
     args: { types: t.arg.stringList() },
-    subscribe: (_r, args, ctx) => {
-      const p = requirePrincipal(ctx);
-      const tenant = requireTenant(ctx);
-      let types: string[];
-      if (args.types?.length) {
-        const unknown = args.types.filter((x) => !READ_SCOPE.has(x));
-        if (unknown.length) throw errors.validation(unknown.map((x) => ({ path: ["types"], message: `Unknown event type "${x}"` })));
-        const missing = [...new Set(args.types.filter((x) => !canRead(p, x)).map((x) => READ_SCOPE.get(x)!))];
-        if (missing.length) throw errors.insufficientScopes(missing);
-        types = args.types;
-      } else {
-        types = readableTypes(p);
-      }
-      const wanted = new Set(types);
-      return pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(tenant.applicationId, tenant.environmentId)), filter((e: Envelope) => wanted.has(e.type)));
-    },
-    resolve: (e) => e,
+    subscribe: (_r, args, ctx) => subscribeEvents(ctx, args.types),
+    resolve: (e) => liveItem(e),
   }),
 }));

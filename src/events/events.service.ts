@@ -1,14 +1,15 @@
 // Recording events in the caller's transaction (the outbox), and reading them back, gated by read scope.
+import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
 import type { Event } from "../generated/prisma/client";
-import { requirePrincipal, requireTenant } from "../platform/auth.service";
+import { credentialIsLive, requirePrincipal, requireTenant } from "../platform/auth.service";
 import type { Principal } from "../platform/principal";
 import { type Ctx, memoInTx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { hasScope } from "../shared/scopes";
 import { EVENT_CONVENTIONS, EVENT_TYPES, eventTypeInfo, READ_SCOPE } from "./catalog";
-import type { Envelope } from "./hub";
+import { type Envelope, tenantTopic } from "./hub";
 
 export interface EventTenant {
   workspaceId: string;
@@ -77,15 +78,60 @@ export function readableTypes(p: Principal) {
   return EVENT_TYPES.filter((t) => canRead(p, t));
 }
 
+/** The event types a caller asked for (all it may read when none), checked: unknown is 422, unreadable 403. */
+export function typesToRead(p: Principal, requested: string[] | null | undefined, path: (string | number)[]): string[] {
+  if (!requested?.length) return readableTypes(p);
+  const unknown = requested.filter((x) => !READ_SCOPE.has(x));
+  if (unknown.length) throw errors.validation(unknown.map((x) => ({ path, message: `Unknown event type "${x}"` })));
+  const missing = [...new Set(requested.filter((x) => !canRead(p, x)).map((x) => READ_SCOPE.get(x)!))];
+  if (missing.length) throw errors.insufficientScopes(missing);
+  return requested;
+}
+
+/** Marks the end of a live stream whose credential was revoked while it was open. */
+export const CREDENTIAL_ENDED = Symbol("credential ended");
+const LIVE_RECHECK_MS = 1_000;
+
+/**
+ * A live stream that ends once its credential is revoked: before passing an item on, the credential is
+ * re-checked when the last check is older than a second; a dead one yields CREDENTIAL_ENDED, then stops.
+ */
+export async function* whileCredentialLive<T>(ctx: Ctx, source: AsyncIterable<T>): AsyncGenerator<T | typeof CREDENTIAL_ENDED> {
+  let checkedAt = ctx.clock.now().getTime();
+  for await (const item of source) {
+    const now = ctx.clock.now().getTime();
+    if (now - checkedAt >= LIVE_RECHECK_MS) {
+      if (!(await credentialIsLive(ctx))) {
+        yield CREDENTIAL_ENDED;
+        return;
+      }
+      checkedAt = now;
+    }
+    yield item;
+  }
+}
+
+/** For a live field's resolver: the item, or 401 unauthorized when the stream ended with its credential. */
+export function liveItem<T>(item: T | typeof CREDENTIAL_ENDED): T {
+  if (item === CREDENTIAL_ENDED) throw errors.unauthorized("The credential of this subscription was revoked or has expired");
+  return item;
+}
+
+/** The live `events` stream: the tenant's events of the readable (or requested) types as they commit. */
+export function subscribeEvents(ctx: Ctx, requested: string[] | null | undefined) {
+  const p = requirePrincipal(ctx);
+  const t = requireTenant(ctx);
+  const wanted = new Set(typesToRead(p, requested, ["types"]));
+  return whileCredentialLive<Envelope>(ctx, pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter((e: Envelope) => wanted.has(e.type))));
+}
+
 const eventFilters = { type: z.string().min(1).max(100).optional() };
 
 export async function listEvents(ctx: Ctx, query: unknown) {
   const p = requirePrincipal(ctx);
   const t = requireTenant(ctx);
   const q = parseListQuery(eventFilters, query);
-  if (q.type && !READ_SCOPE.has(q.type)) throw errors.validation([{ path: ["query", "type"], message: `Unknown event type "${q.type}"` }]);
-  if (q.type && !canRead(p, q.type)) throw errors.insufficientScopes([READ_SCOPE.get(q.type)!]);
-  const types = q.type ? [q.type] : readableTypes(p);
+  const types = typesToRead(p, q.type ? [q.type] : undefined, ["query", "type"]);
   const ks = keyset(q);
   const rows = await ctx.db.event.findMany({
     where: { applicationId: t.applicationId, environmentId: t.environmentId, type: { in: types }, ...ks.where },

@@ -1,12 +1,9 @@
 // GraphQL for orders and payments: reads, capture/refund/mark-failed, and the live orderUpdated(id).
-import { filter, pipe } from "graphql-yoga";
-import type { Envelope } from "../events/hub";
-import { tenantTopic } from "../events/hub";
+import { liveItem } from "../events/events.service";
 import { builder, PageInfo } from "../graphql/builder";
 import { capturePayment, captureOrderPayments, getPayment, listPayments, markPaymentFailed, paymentView, refundPayment } from "../payments/payments.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
 import { compact } from "../carts/carts.schema";
-import { getOrder, listOrders, orderPayments, orderView } from "./orders.service";
+import { getOrder, listOrders, orderPayments, orderView, subscribeOrderUpdates } from "./orders.service";
 
 type OrderV = ReturnType<typeof orderView>;
 type PaymentV = ReturnType<typeof paymentView>;
@@ -107,20 +104,13 @@ builder.mutationFields((t) => ({
   markPaymentFailed: t.field({ type: PaymentRef, authScopes: { scope: "payments:write" }, args: { id: t.arg.id({ required: true }), reason: t.arg.string({ required: true }) }, resolve: async (_r, a, ctx) => paymentView(await markPaymentFailed(ctx, String(a.id), { reason: a.reason })) }),
 }));
 
-const ORDER_EVENTS = new Set(["order.created", "order.updated", "order.fulfilled", "order.cancelled", "order.closed", "order.held", "order.hold_released", "order.comped", "order.comp_reversed"]);
-
 builder.subscriptionFields((t) => ({
   orderUpdated: t.field({
     type: OrderRef,
     description: "The order, re-read after each of its order.* events",
     authScopes: { scope: "orders:read" },
     args: { id: t.arg.id({ required: true }) },
-    subscribe: async (_r, a, ctx) => {
-      requireScope(ctx, "orders:read");
-      const order = await getOrder(ctx, String(a.id)); // 404 for another tenant's id, before subscribing
-      const tn = requireTenant(ctx);
-      return pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(tn.applicationId, tn.environmentId)), filter((e: Envelope) => ORDER_EVENTS.has(e.type) && (e.data as any)?.orderId === order.id));
-    },
-    resolve: async (e: Envelope, _a, ctx) => orderView(await getOrder(ctx, (e.data as any).orderId), { single: true }),
+    subscribe: (_r, a, ctx) => subscribeOrderUpdates(ctx, String(a.id)),
+    resolve: async (e, _a, ctx) => orderView(await getOrder(ctx, (liveItem(e).data as { orderId: string }).orderId), { single: true }),
   }),
 }));

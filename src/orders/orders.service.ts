@@ -1,7 +1,9 @@
 // Orders: reads with every filter, the payment roll-up after any payment change, capture of an order.
+import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
-import { recordEvent, tenantOf } from "../events/events.service";
+import { recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
+import { type Envelope, tenantTopic } from "../events/hub";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
@@ -146,4 +148,15 @@ export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Ac
   if (paymentStatus !== o.paymentStatus || status !== o.status) {
     await recordEvent(ctx, tenant, "order.updated", { orderId: o.id, status, paymentStatus, previousStatus: o.status, previousPaymentStatus: o.paymentStatus });
   }
+}
+
+const ORDER_EVENTS = new Set(["order.created", "order.updated", "order.fulfilled", "order.cancelled", "order.closed", "order.held", "order.hold_released", "order.comped", "order.comp_reversed"]);
+
+/** The live stream of one order's order.* events (another tenant's id is 404 before anything is subscribed). */
+export async function subscribeOrderUpdates(ctx: Ctx, id: string) {
+  requireScope(ctx, "orders:read");
+  const order = await getOrder(ctx, id);
+  const t = requireTenant(ctx);
+  const mine = (e: Envelope) => ORDER_EVENTS.has(e.type) && (e.data as { orderId?: string } | null)?.orderId === order.id;
+  return whileCredentialLive<Envelope>(ctx, pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter(mine)));
 }

@@ -145,6 +145,18 @@ function envInfo(e: { id: string; slug: string; kind: string; providerEnvironmen
   return { id: e.id, slug: e.slug, kind: e.kind as EnvironmentKind, providerEnvironment: e.providerEnvironment as "production" | "sandbox" };
 }
 
+/** Whether the request's credential is still good (not revoked or expired since it was authenticated). */
+export async function credentialIsLive(ctx: Ctx): Promise<boolean> {
+  const p = ctx.principal;
+  if (!p) return false;
+  if (p.apiKey) {
+    const k = await ctx.db.apiKey.findUnique({ where: { id: p.apiKey.id }, select: { revokedAt: true } });
+    return !!k && !k.revokedAt;
+  }
+  const s = await ctx.db.dashboardSession.findUnique({ where: { id: p.credentialId.replace(/^session:/, "") }, select: { revokedAt: true, expiresAt: true } });
+  return !!s && !s.revokedAt && (!s.expiresAt || s.expiresAt > ctx.clock.now());
+}
+
 // ---- guards ------------------------------------------------------------------------------------------
 
 export function requirePrincipal(ctx: Ctx): Principal {
