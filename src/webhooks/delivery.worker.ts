@@ -231,19 +231,24 @@ export class DeliveryWorker {
       const ep = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: { authFailureStreak: true, alertRaisedForStreak: true } });
       let streak = ep.authFailureStreak;
       let raised = ep.alertRaisedForStreak;
-      let codes: number[] = [];
       for (const o of list.sort((a, b) => a.at.getTime() - b.at.getTime())) {
         if (auth(o)) {
           streak++;
-          codes.push(o.statusCode!);
           if (streak >= 3 && !raised) {
-            await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: codes.slice(-3) } });
+            // The streak may have begun in earlier batches: its last three answers come from the attempt log
+            // (this batch's attempts are already written in this transaction).
+            const last = await tx.webhookDeliveryAttempt.findMany({
+              where: { delivery: { endpointId }, at: { lte: o.at } },
+              orderBy: [{ at: "desc" }, { number: "desc" }],
+              take: 3,
+              select: { statusCode: true },
+            });
+            await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: last.map((a: { statusCode: number | null }) => a.statusCode).reverse() } });
             raised = true;
           }
         } else {
           streak = 0;
           raised = false;
-          codes = [];
         }
       }
       await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { authFailureStreak: streak, alertRaisedForStreak: raised } });

@@ -128,7 +128,9 @@ export async function updateEndpoint(ctx: Ctx, id: string, body: unknown) {
   const p = requireScope(ctx, "webhooks:write");
   const input = parseInput(updateEndpointInput, body);
   const row = await findEndpoint(ctx, id);
-  if (input.enabledEvents) checkEventScopes(ctx, input.enabledEvents);
+  // Changing where, whether or what an endpoint receives needs the read scope of every event it will receive,
+  // not only of newly listed ones: else a narrower key could point another's endpoint at its own URL.
+  checkEventScopes(ctx, input.enabledEvents ?? row.enabledEvents);
   const checkedUrl = input.url !== undefined ? await checkWebhookUrl(input.url, p.environment.kind) : undefined;
   return ctx.db.webhookEndpoint.update({
     where: { id: row.id },
@@ -151,6 +153,7 @@ export async function rotateSecret(ctx: Ctx, id: string, body: unknown) {
   requireScope(ctx, "webhooks:write");
   const { graceSeconds } = parseInput(rotateInput, body ?? {});
   const row = await findEndpoint(ctx, id);
+  checkEventScopes(ctx, row.enabledEvents); // the new secret reads every payload the endpoint receives
   const now = ctx.clock.now();
   const secret = newSigningSecret();
   const previousSecretExpiresAt = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
@@ -194,8 +197,9 @@ export async function replayDelivery(ctx: Ctx, endpointId: string, deliveryId: s
   const ep = await findEndpoint(ctx, endpointId);
   if (!z.uuid().safeParse(deliveryId).success) throw errors.notFound("Delivery");
   return withTx(ctx, async (tx) => {
-    const d = await tx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: ep.id } });
+    const d = await tx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: ep.id }, include: { event: { select: { type: true } } } });
     if (!d) throw errors.notFound("Delivery");
+    checkEventScopes(tx, [d.event.type]);
     if (d.status !== "dead_letter") {
       throw new DomainError("delivery_not_replayable", 409, `Only dead-lettered deliveries can be replayed; this one is ${d.status}`, { status: d.status });
     }
