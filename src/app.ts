@@ -16,7 +16,7 @@ import { ordersRouter } from "./orders/orders.rest";
 import { paymentsRouter } from "./payments/payments.rest";
 import { shippingTaxRouter } from "./shipping-tax/shipping-tax.rest";
 import { authMiddleware } from "./rest/auth";
-import { errorHandler, notFoundHandler, toDomainError, verifyUtf8 } from "./rest/http";
+import { errorHandler, notFoundHandler, rejectDeepBodies, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
@@ -48,6 +48,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
 
   const api = express.Router();
   api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
+  api.use(rejectDeepBodies);
   api.use(authMiddleware(deps));
   api.use(idempotency);
   api.use(platformRouter());

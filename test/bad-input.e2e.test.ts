@@ -636,6 +636,17 @@ add("POST /graphql: connectors(cursor: forged non-UUID id) -> errors validation_
   expectGqlRejected(await gqlPost({ query: "query Q($c: String) { connectors(cursor: $c) { nodes { id } } }", variables: { c } }), ["validation_error"]);
 });
 
+// Bodies nested far deeper than any real document: refused before anything walks them recursively.
+const deepArray = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+add("POST /api-keys: a body nested 100,000 levels deep, with an Idempotency-Key -> 422 validation_error", async () => {
+  const raw = `{"name":"deep","scopes":${deepArray(100_000)}}`;
+  expectValidation(await call({ method: "POST", path: "/api/v1/api-keys", cred: "dashSandbox", raw, headers: { "idempotency-key": `deep-${randomUUID()}` } }), "body");
+});
+add("POST /connectors: a body 65 levels deep -> 422 validation_error; 64 levels is only the route's own 422", async () => {
+  expectValidation(await call({ method: "POST", path: "/api/v1/connectors", cred: "key", raw: `{"kind":${deepArray(64)},"provider":"test"}` }), "body");
+  expectValidation(await call({ method: "POST", path: "/api/v1/connectors", cred: "key", raw: `{"kind":${deepArray(63)},"provider":"test"}` }), "kind");
+});
+
 // ---- run -----------------------------------------------------------------------------------------------
 
 describe("hostile input", () => {

@@ -101,6 +101,9 @@ describe("POST /carts and GET /carts/{id}", () => {
     expectError(await api("POST", "carts", { key: key(), body: { ...base, metadata: keys(51) } }), 422, "validation_error", ["metadata"]);
     expectError(await api("POST", "carts", { key: key(), body: { ...base, metadata: { blob: "x".repeat(10_240) } } }), 422, "validation_error", ["metadata"]);
     expect((await newCart({ metadata: keys(50) })).metadata).toEqual(keys(50));
+    const nest = (n: number): unknown => (n === 0 ? 1 : { a: nest(n - 1) });
+    expectError(await api("POST", "carts", { key: key(), body: { ...base, metadata: { deep: nest(40) } } }), 422, "validation_error", ["metadata"]);
+    expect((await newCart({ metadata: { deep: nest(30) } })).metadata).toEqual({ deep: nest(30) });
   });
 
   test("unknown, malformed and other tenants' cart ids: 404 cart_not_found", async () => {

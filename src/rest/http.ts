@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from "express";
 import { DomainError, errors } from "../shared/errors";
 import type { Ctx } from "../shared/context";
 import type { Page } from "../shared/pagination";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 
 export function ctxOf(req: Request): Ctx {
   const ctx = (req as any).ctx as Ctx | undefined;
@@ -63,6 +64,14 @@ export function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer) {
   } catch {
     throw new Error("Request body is not valid UTF-8");
   }
+}
+
+/** After the JSON parser: a body nested deeper than MAX_JSON_DEPTH levels is 422 before any handler walks it. */
+export function rejectDeepBodies(req: Request, _res: Response, next: NextFunction) {
+  if (req.body !== undefined && nestsDeeperThan(req.body)) {
+    return next(errors.validation([{ path: ["body"], message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]));
+  }
+  next();
 }
 
 export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction) {

@@ -1,5 +1,6 @@
 // Canonical addresses (commerce.md part 2): only these keys; unknown keys are rejected at write.
 import { z } from "zod";
+import { nestsDeeperThan } from "./json";
 
 export const addressSchema = z.strictObject({
   addressLine1: z.string().trim().min(1).max(200),
@@ -18,4 +19,4 @@ export type Address = z.output<typeof addressSchema>;
 export const metadataSchema = z
   .record(z.string().min(1).max(40), z.unknown())
   .refine((m) => Object.keys(m).length <= 50, "at most 50 keys")
-  .refine((m) => Buffer.byteLength(JSON.stringify(m), "utf8") <= 10_240, "at most 10 KB");
+  .refine((m) => !nestsDeeperThan(m, 32) && Buffer.byteLength(JSON.stringify(m), "utf8") <= 10_240, "at most 10 KB and 32 levels of nesting");
