@@ -250,6 +250,25 @@ describe("line items", () => {
     expectError(await api("POST", `carts/${randomUUID()}/items`, { key: key(), body: { name: "W", unitPrice: 1 } }), 404, "cart_not_found");
   });
 
+  test("money stays within 32-bit integers: amounts, a line, and every cart total refuse to pass 2,147,483,647", async () => {
+    const MAX = 2_147_483_647;
+    const c = await newCart();
+    expectError(await api("POST", `carts/${c.id}/items`, { key: key(), body: { name: "W", unitPrice: MAX + 1 } }), 422, "validation_error", ["unitPrice"]);
+    expectError(await api("POST", `carts/${c.id}/items`, { key: key(), body: { name: "W", unitPrice: 2_000_000_000, quantity: 2 } }), 422, "validation_error", ["quantity"]);
+    const big = await addItem(c.id, { unitPrice: 2_000_000_000, quantity: 1 });
+    // a second line, more tax lines, a dearer shipping rate or a larger quantity would push the cart over
+    expectError(await api("POST", `carts/${c.id}/items`, { key: key(), body: { name: "W2", unitPrice: 200_000_000 } }), 422, "validation_error", ["subtotal"]);
+    expectError(await api("PUT", `carts/${c.id}/tax-lines`, { key: key(), body: { lines: [{ name: "T", amount: 100_000_000 }, { name: "T2", amount: 100_000_000 }] } }), 422, "validation_error", ["total"]);
+    expectError(await api("POST", `carts/${c.id}/shipping`, { key: key(), body: { methodId: "m", displayName: "M", rateAmount: 147_483_648 } }), 422, "validation_error", ["total"]);
+    expectError(await api("PATCH", `carts/${c.id}/items/${big.id}`, { key: key(), body: { taxAmount: 147_483_648 } }), 422, "validation_error", ["total"]);
+    // nothing of those was kept; exactly at the ceiling is fine
+    const shipped = await api("POST", `carts/${c.id}/shipping`, { key: key(), body: { methodId: "m", displayName: "M", rateAmount: MAX - 2_000_000_000 } });
+    expect(shipped.status).toBe(200);
+    const cart = (await api("GET", `carts/${c.id}`, { key: key() })).body.data;
+    expect(cart).toMatchObject({ subtotal: 2_000_000_000, taxTotal: 0, total: MAX });
+    expect(cart.lineItems).toHaveLength(1);
+  });
+
   test("at most 250 line items: the 251st is 422", async () => {
     const c = await newCart();
     await t.deps.prisma.cartLineItem.createMany({ data: Array.from({ length: 249 }, (_, i) => ({ cartId: c.id, name: `L${i}`, unitPrice: 1, requiresShipping: true })) });

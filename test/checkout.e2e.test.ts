@@ -143,6 +143,8 @@ describe("on the default database", () => {
     const over = await api("POST", `payments/${pid}/refund`, { key: demo.apiKey, body: { amount: 999_999 } });
     expect(over.status).toBe(422);
     expect(over.body.error.code).toBe("refund_not_allowed");
+    const huge = await api("POST", `payments/${pid}/refund`, { key: demo.apiKey, body: { amount: 3_000_000_000 } });
+    expect([huge.status, huge.body.error.code, huge.body.error.details.issues[0].path]).toEqual([422, "validation_error", ["amount"]]);
     await t.deps.prisma.payment.update({ where: { id: pid }, data: { refundingAmount: 100 } });
     const busy = await api("POST", `payments/${pid}/refund`, { key: demo.apiKey, body: { amount: 100 } });
     expect(busy.status).toBe(409);
@@ -268,6 +270,11 @@ describe("on the default database", () => {
     expect(pays.body.data.every((p: any) => ["captured", "refunded"].includes(p.status))).toBe(true);
     const ranged = await api("GET", "payments?amount_min=15500&amount_max=15500", { key: demo.apiKey });
     expect(ranged.body.data.every((p: any) => p.amount === 15500)).toBe(true);
+    for (const [q, field] of [["amount_min=3000000000", "amount_min"], ["amount_max=3000000000", "amount_max"], ["due_from=0000-01-01", "due_from"], ["due_to=2024-02-31", "due_to"], ["due_from=2024-13-01", "due_from"]]) {
+      const bad = await api("GET", `payments?${q}`, { key: demo.apiKey });
+      expect([q, bad.status, bad.body.error?.code, bad.body.error?.details?.issues?.[0]?.path]).toEqual([q, 422, "validation_error", ["query", field]]);
+    }
+    expect((await api("GET", "payments?due_from=0001-01-01&due_to=2024-02-29", { key: demo.apiKey })).status).toBe(200);
 
     const other = await t.otherWorkspace("orders-other");
     const o = all.body.data[0];

@@ -52,6 +52,8 @@ test("unknown, malformed and other tenants' ids: 404 not_found on every customer
     [other.apiKey, `customers/${c.id}`],
     [other.apiKey, `customers/cus_${c.id}`],
     [other.apiKey, "customers/by-external/private-1"],
+    [demo.apiKey, "customers/by-external/%00"],
+    [demo.apiKey, "customers/by-external/a%00b"],
   ];
   for (const [key, path] of cases) {
     const r = await api("GET", path, { key });

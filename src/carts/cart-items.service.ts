@@ -9,6 +9,7 @@ import { type Ctx, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";
 import { lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
+import { assertCartTotalsFit } from "./carts.service";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
 
 export const MAX_LINE_ITEMS = 250;
@@ -123,6 +124,7 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
         metadata: (input.metadata ?? {}) as object,
       },
     });
+    await assertCartTotalsFit(tx, cartId);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_added", {
       cartId,
       lineItemId: item.id,
@@ -155,6 +157,7 @@ export async function updateLineItem(ctx: Ctx, cartId: string, id: string, body:
       where: { id: item.id },
       data: { ...next, ...(input.metadata !== undefined ? { metadata: input.metadata as object } : {}) },
     });
+    await assertCartTotalsFit(tx, cartId);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_updated", {
       cartId,
       lineItemId: item.id,

@@ -9,7 +9,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
-import { amount, currencyCode, lineTotal, sum } from "../shared/money";
+import { amount, currencyCode, lineTotal, MAX_AMOUNT, sum } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
 
@@ -194,6 +194,29 @@ export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise
   return { ...cart, customer: customer && { id: customer.id, email: customer.email } };
 }
 
+/** 422 when any of a cart's totals would pass MAX_AMOUNT (they are stored and served as 32-bit integers). */
+export function assertTotalsFit(totals: CartTotals) {
+  const over = (["subtotal", "taxTotal", "total"] as const).filter((k) => totals[k] > MAX_AMOUNT);
+  if (over.length) {
+    throw errors.validation(over.map((k) => ({ path: [k], message: `The cart's ${k} would exceed ${MAX_AMOUNT} minor units` })));
+  }
+}
+
+/** After a line changes (inside its transaction): the cart's totals, summed in SQL, must still fit. */
+export async function assertCartTotalsFit(ctx: Ctx, cartId: string) {
+  const [row] = await ctx.db.$queryRaw<{ subtotal: bigint; discount: bigint; tax: bigint; selectedShipping: unknown; taxLines: unknown }[]>`
+    SELECT COALESCE(SUM(l."unitPrice"::bigint * l.quantity), 0) AS subtotal, COALESCE(SUM(l."discountAmount"), 0)::bigint AS discount,
+           COALESCE(SUM(l."taxAmount"), 0)::bigint AS tax, c."selectedShipping", c."taxLines"
+    FROM "Cart" c LEFT JOIN "CartLineItem" l ON l."cartId" = c.id
+    WHERE c.id = ${cartId}::uuid
+    GROUP BY c.id`;
+  if (!row) return;
+  const subtotal = Number(row.subtotal);
+  const shippingTotal = (row.selectedShipping as SelectedShipping | null)?.rateAmount ?? 0;
+  const taxTotal = Number(row.tax) + sum(((row.taxLines as TaxLine[] | null) ?? []).map((t) => t.amount));
+  assertTotalsFit({ subtotal, discountTotal: Number(row.discount), shippingTotal, taxTotal, total: subtotal - Number(row.discount) + shippingTotal + taxTotal });
+}
+
 async function loadCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems> {
   const cart = await findCart(ctx, tenant, id);
   if (!cart) throw cartErrors.notFound();
@@ -308,6 +331,7 @@ export async function selectShipping(ctx: Ctx, id: string, body: unknown) {
     const cart = await loadCart(tx, t, id);
     if (input.currency && input.currency !== cart.currency) throw cartErrors.currencyMismatch(input.currency, cart.currency);
     const selected: SelectedShipping = { ...toShippingRate(input), currency: cart.currency };
+    assertTotalsFit(cartTotals({ lineItems: cart.lineItems, selectedShipping: selected, taxLines: taxLinesOf(cart) }));
     await tx.db.cart.update({ where: { id }, data: { selectedShipping: selected as object } });
     await recordEvent(tx, principalEventTenant(tx), "cart.shipping_selected", { cartId: id, selectedShipping: selected });
     return { ...cart, selectedShipping: selected as object };
@@ -338,6 +362,7 @@ export async function replaceTaxLines(ctx: Ctx, id: string, body: unknown) {
     await lockEditableCart(tx, t, id);
     await tx.db.cart.update({ where: { id }, data: { taxLines: lines as unknown as object } });
     const cart = await loadCart(tx, t, id);
+    assertTotalsFit(cartTotals({ lineItems: cart.lineItems, selectedShipping: selectedShippingOf(cart), taxLines: lines }));
     await recordEvent(tx, principalEventTenant(tx), "cart.tax_recomputed", {
       cartId: id,
       source: "manual",

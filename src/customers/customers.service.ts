@@ -8,7 +8,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Tenant } from "../platform/principal";
 import { metadataSchema } from "../shared/address";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
-import { DomainError, errors, parseInput } from "../shared/errors";
+import { DomainError, errors, parseInput, UNSAFE_TEXT } from "../shared/errors";
 
 /** The application + environment a customer row belongs to. */
 export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
@@ -25,7 +25,7 @@ const clearableText = (max: number) =>
     .nullish()
     .transform((v) => (v ? v : null));
 
-const externalIdSchema = z.string().trim().min(1).max(255);
+const externalIdSchema = z.string().trim().min(1).max(255).refine((s) => !UNSAFE_TEXT.test(s), "must not contain NUL characters or unpaired surrogates");
 
 export const createCustomerInput = z.strictObject({
   email: emailSchema.nullish(),

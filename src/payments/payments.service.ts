@@ -8,7 +8,8 @@ import { syncOrderAfterPayment } from "../orders/orders.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
-import { positiveAmount } from "../shared/money";
+import { calendarDate } from "../shared/dates";
+import { MAX_AMOUNT, positiveAmount } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { movePayment, type PaymentStatus } from "./payment.machine";
 import { type ChargeResult, processorFor } from "./processor";
@@ -238,15 +239,14 @@ export async function resolveTestPayment(ctx: Ctx, id: string, body: unknown) {
 }
 
 const AGING = { "0_30": [0, 30], "31_60": [31, 60], "61_90": [61, 90], "90_plus": [91, 100_000] } as const;
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD").refine((s) => !Number.isNaN(Date.parse(s)), "not a date");
 const paymentFilters = pageQuery.extend({
   method: z.string().min(1).max(40).optional(),
   status: z.union([z.string(), z.array(z.string())]).optional().transform((s) => (s === undefined ? undefined : Array.isArray(s) ? s : [s])),
   order_id: z.uuid().optional(),
-  due_from: date.optional(),
-  due_to: date.optional(),
-  amount_min: z.coerce.number().int().min(0).optional(),
-  amount_max: z.coerce.number().int().min(0).optional(),
+  due_from: calendarDate.optional(),
+  due_to: calendarDate.optional(),
+  amount_min: z.coerce.number().int().min(0).max(MAX_AMOUNT).optional(),
+  amount_max: z.coerce.number().int().min(0).max(MAX_AMOUNT).optional(),
   aging: z.enum(["0_30", "31_60", "61_90", "90_plus"]).optional(),
 });
 

@@ -56,7 +56,7 @@ export function fromZod(err: z.ZodError, prefix: (string | number)[] = []): Doma
 
 // PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate is not encodable: both are input errors.
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this rejects
-const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Paths of strings (keys or values, at any depth) that no text column can store. */
 export function unsafeStringPaths(value: unknown, path: (string | number)[] = [], out: Issue[] = [], depth = 0): Issue[] {

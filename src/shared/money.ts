@@ -1,7 +1,11 @@
 // Money is integer minor units; arithmetic and rounding live here only.
 import { z } from "zod";
 
-export const MAX_AMOUNT = 99_999_999_999; // well inside Number.MAX_SAFE_INTEGER and PostgreSQL int8
+/**
+ * The largest amount anything may hold, in minor units: money columns are PostgreSQL integer and GraphQL Int
+ * (32-bit), so every amount, line and cart/order total stays at or below 2,147,483,647.
+ */
+export const MAX_AMOUNT = 2_147_483_647;
 
 /** A non-negative amount in minor units. */
 export const amount = z.number().int().min(0).max(MAX_AMOUNT);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { ShippingTaxSettings } from "../generated/prisma/client";
 import {
   addressData,
+  assertTotalsFit,
   type CartTotals,
   cartTotals,
   type CartWithItems,
@@ -22,6 +23,7 @@ import { lockEditableCart, type TenantIds } from "../carts/carts.machine";
 import { principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
 import { addressSchema } from "../shared/address";
+import { calendarDate } from "../shared/dates";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { stableStringify } from "../shared/json";
@@ -67,11 +69,7 @@ export const calculateInput = z.strictObject({
   persist: z.boolean().default(false),
   shippingAddress: addressSchema.optional(),
   billingAddress: addressSchema.optional(),
-  taxDate: z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date as YYYY-MM-DD")
-    .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), "must be a real calendar date")
-    .optional(),
+  taxDate: calendarDate.optional(),
 });
 export type CalculateInput = z.output<typeof calculateInput>;
 
@@ -218,6 +216,7 @@ export async function calculateCart(ctx: Ctx, cartId: string, body: unknown): Pr
     const cart = (await findCart(tx, t, cartId))!;
     const result = calculateForCart(cart, await loadShippingTaxConfig(tx, t), input.selectedShippingMethodId);
     if (persist) {
+      assertTotalsFit(result.totals);
       const previous = selectedShippingOf(cart);
       const selected = result.shipping.selectedMethod;
       await tx.db.cart.update({
