@@ -256,6 +256,31 @@ describe("on the default database", () => {
     expect((await api("GET", `checkout-sessions/${r.body.data.checkoutSessionId}/embed-token`)).body.error.code).toBe("session_not_open");
   });
 
+  test("two sessions on one cart: the second cannot order (or charge) the cart again", async () => {
+    const cartId = await cartWithLines(api, demo);
+    const first = await session(api, demo, cartId);
+    const second = await session(api, demo, cartId);
+    const paid = await api("POST", `checkout-sessions/${first.id}/complete`, { body: card("tok_visa") });
+    expect(paid.status).toBe(200);
+    const again = await api("POST", `checkout-sessions/${second.id}/complete`, { body: card("tok_visa") });
+    expect([again.status, again.body.error.code, again.body.error.details?.reason]).toEqual([422, "session_not_open", "cart_already_ordered"]);
+    expect(await t.deps.prisma.order.count({ where: { cartId } })).toBe(1);
+    expect(await t.deps.prisma.payment.count({ where: { checkoutSessionId: second.id } })).toBe(0);
+    // the refused session is free again (its claim released), and still refused
+    expect((await api("POST", `checkout-sessions/${second.id}/complete`, { body: card("tok_visa") })).body.error.details?.reason).toBe("cart_already_ordered");
+  });
+
+  test("expiry job: a session whose completion claim went stale (its process died) still expires", async () => {
+    const cartId = await cartWithLines(api, demo);
+    const s = await session(api, demo, cartId);
+    const jobs = { deps: t.deps, deliveries: t.deliveries };
+    await t.deps.prisma.checkoutSession.update({ where: { id: s.id }, data: { completionStartedAt: clock.now() } });
+    clock.advance(t.deps.config.CHECKOUT_SESSION_TTL_MS + 1);
+    await findJob("checkout-session-expiry")!.run(jobs);
+    expect((await t.deps.prisma.checkoutSession.findUniqueOrThrow({ where: { id: s.id } })).status).toBe("expired");
+    expect((await api("GET", `carts/${cartId}`, { key: demo.apiKey })).body.data.status).toBe("abandoned");
+  });
+
   test("orders and payments lists with filters; cross-tenant ids answer 404", async () => {
     const all = await api("GET", "orders?limit=100", { key: demo.apiKey });
     expect(all.status).toBe(200);
@@ -322,6 +347,18 @@ describe("on the real PostgreSQL", () => {
     const payments = await t.deps.prisma.payment.findMany({ where: { checkoutSessionId: s.id } });
     expect(payments.filter((p) => p.status === "captured")).toHaveLength(1);
     expect(await t.deps.prisma.transaction.count({ where: { paymentId: { in: payments.map((p) => p.id) }, type: "capture" } })).toBe(1);
+  });
+
+  test("10 sessions on one cart completed in parallel: one order, one capture", async () => {
+    if (!t) return;
+    const cartId = await cartWithLines(api, demo);
+    const sessions = [];
+    for (let i = 0; i < 10; i++) sessions.push(await session(api, demo, cartId));
+    const results = await Promise.all(sessions.map((x) => api("POST", `checkout-sessions/${x.id}/complete`, { body: card("tok_visa") })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body.error.details?.reason]).toEqual([422, "cart_already_ordered"]);
+    expect(await t.deps.prisma.order.count({ where: { cartId } })).toBe(1);
+    expect(await t.deps.prisma.payment.count({ where: { checkoutSessionId: { in: sessions.map((x) => x.id) }, status: "captured" } })).toBe(1);
   });
 
   test("20 parallel refunds on one payment never refund more than was captured", async () => {

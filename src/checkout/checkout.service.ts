@@ -19,7 +19,7 @@ type Method = (typeof METHODS)[number];
 const CONNECTOR_KIND: Record<Method, "card" | "invoice_terms"> = { card: "card", net30: "invoice_terms" };
 const DISPLAY: Record<Method, string> = { card: "Card", net30: "Net 30 invoice" };
 /** A claim older than this belongs to a request that died; the next complete may take it over. */
-const STALE_CLAIM_MS = 60_000;
+export const STALE_CLAIM_MS = 60_000;
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
@@ -229,6 +229,21 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       const customer = email ? await findOrCreateCustomerByEmail(tx, { email }, tenant) : null;
       let order = await tx.db.order.findUnique({ where: { checkoutSessionId: s0.id } });
       if (!order) {
+        // One order per cart: two sessions opened on one cart must not both charge it. The cart row is locked
+        // so concurrent completions of different sessions queue here and the second sees the first's order.
+        // (The order is looked up in a statement of its own: under READ COMMITTED only a statement that starts
+        // after the lock is granted sees the order the lock holder committed.)
+        await tx.db.$queryRaw`SELECT 1 FROM "Cart" WHERE id = ${cart.id}::uuid FOR UPDATE`;
+        const [other] = await tx.db.$queryRaw<{ id: string }[]>`
+          SELECT id::text FROM "Order" WHERE "cartId" = ${cart.id}::uuid AND "checkoutSessionId" IS DISTINCT FROM ${s0.id}::uuid LIMIT 1`;
+        const otherOrderId = other?.id;
+        if (otherOrderId) {
+          throw new DomainError("session_not_open", 422, "This session's cart was already ordered through another checkout session", {
+            status: s0.status,
+            reason: "cart_already_ordered",
+            orderId: otherOrderId,
+          });
+        }
         const v = cartView(cart as any);
         order = await tx.db.order.create({
           data: {

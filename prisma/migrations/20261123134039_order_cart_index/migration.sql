@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Order_cartId_idx" ON "Order"("cartId");
