@@ -319,6 +319,10 @@ describe("member roles", () => {
     const prod = await api("GET", "whoami", { token, headers: { "x-service-environment-id": demo.environments.production.id } });
     expect(prod.status).toBe(403);
     expect(prod.body.error.code).toBe("permission_denied");
+    // without a header such a member lands in the sandbox rather than in a production it may not use
+    const plain = await api("GET", "whoami", { token });
+    expect([plain.status, plain.body.data?.environment?.id]).toEqual([200, demo.environments.sandbox.id]);
+    expect((await api("GET", `workspaces/${demo.workspaceId}/environments`, { token })).status).toBe(200);
     const env = await api("POST", `workspaces/${demo.workspaceId}/environments`, { token, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { slug: "nope-x", name: "x" } });
     expect(env.body.error.code).toBe("permission_denied");
   });

@@ -121,8 +121,10 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
     envRow = await ctx.db.environment.findFirst({ where: { id: input.environmentId, workspaceId: ws.id, status: "active" } });
     if (!envRow) throw new DomainError("environment_not_found", 404, "Environment not found");
   } else {
-    // Without X-Service-Environment-Id a dashboard session works in the workspace's production environment.
-    envRow = await ctx.db.environment.findFirstOrThrow({ where: { workspaceId: ws.id, isSystem: true, kind: "production" } });
+    // Without X-Service-Environment-Id a dashboard session works in the workspace's production environment,
+    // or in its sandbox when the member's grants leave production out.
+    const system = await ctx.db.environment.findMany({ where: { workspaceId: ws.id, isSystem: true }, orderBy: { kind: "desc" } });
+    envRow = system.find((e) => memberCanUseEnvironment(info, envInfo(e))) ?? system.find((e) => e.kind === "production")!;
   }
   const environment = envInfo(envRow);
   if (!memberCanUseEnvironment(info, environment)) {
