@@ -317,6 +317,10 @@ describe("on the default database", () => {
     expect(viaCart.body.error.code).toBe("cart_not_found");
     const viaApp = await api("POST", "checkout/sessions", { key: other.apiKey, body: { applicationId: demo.applicationId, cartId: foreignCart, returnUrl: "https://a.test", cancelUrl: "https://a.test" } });
     expect(viaApp.status).toBe(404);
+    // a customer of another tenant cannot be attached to a session
+    const foreignCustomer = (await api("POST", "customers", { key: other.apiKey, body: { email: "theirs@example.com" } })).body.data;
+    const viaCustomer = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: await cartWithLines(api, demo), returnUrl: "https://a.test", cancelUrl: "https://a.test", customer: { customerId: foreignCustomer.id } } });
+    expect([viaCustomer.status, viaCustomer.body.error?.code]).toEqual([404, "not_found"]);
     expect((await api("GET", "payments", { key: other.apiKey })).body.data).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { CheckoutSession, Payment } from "../generated/prisma/client";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartView, createCart, loadCartForCheckout } from "../carts/carts.service";
-import { findOrCreateCustomerByEmail } from "../customers/customers.service";
+import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { principalEventTenant, recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
@@ -96,6 +96,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       cartId = found.id;
     }
     const cart = await loadCartForCheckout(tx, cartId);
+    if (input.customer?.customerId && !(await findCustomer(tx, t, input.customer.customerId))) throw errors.notFound("Customer");
     if (cart.status === "converted" || cart.status === "checkout") {
       throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
     }
