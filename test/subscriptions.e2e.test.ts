@@ -168,7 +168,7 @@ describe("two processes with REDIS_URL", () => {
     await p1?.close();
   });
 
-  test("a subscriber on process 1 receives an event committed on process 2", async () => {
+  test("a subscriber on process 1 receives an event committed on process 2; unsubscribing frees the channel", async () => {
     if (skip || !p1 || !p2) return;
     const demo = await p1.bootstrap();
     const c = ws(p1, { "x-api-key": demo.apiKey });
@@ -177,6 +177,19 @@ describe("two processes with REDIS_URL", () => {
     const ev = await emit(p2, { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "payment.captured", { amount: 500 });
     await waitFor(() => s.got.length >= 1);
     expect(s.got[0]).toMatchObject({ id: ev.id, type: "payment.captured", data: { amount: 500 } });
-    await c.dispose();
+    // Unsubscribing releases the Redis channel at once, without waiting for another event on the topic.
+    const channel = `events:${demo.applicationId}:${demo.environments.sandbox.id}`;
+    const redis = new Redis(redisUrl);
+    try {
+      const subscribers = async () => Number(((await redis.pubsub("NUMSUB", channel)) as [string, number])[1]);
+      expect(await subscribers()).toBe(1);
+      s.dispose();
+      const start = Date.now();
+      while ((await subscribers()) !== 0 && Date.now() - start < 3_000) await new Promise((r) => setTimeout(r, 50));
+      expect(await subscribers()).toBe(0);
+    } finally {
+      redis.disconnect();
+      await c.dispose();
+    }
   });
 });

@@ -95,20 +95,44 @@ const LIVE_RECHECK_MS = 1_000;
 /**
  * A live stream that ends once its credential is revoked: before passing an item on, the credential is
  * re-checked when the last check is older than a second; a dead one yields CREDENTIAL_ENDED, then stops.
+ * An iterator rather than an async generator, so that an unsubscribing client releases the source at once
+ * (a generator's return() would wait for the source's next event).
  */
-export async function* whileCredentialLive<T>(ctx: Ctx, source: AsyncIterable<T>): AsyncGenerator<T | typeof CREDENTIAL_ENDED> {
+export function whileCredentialLive<T>(ctx: Ctx, source: AsyncIterable<T>): AsyncIterableIterator<T | typeof CREDENTIAL_ENDED> {
+  const it = source[Symbol.asyncIterator]();
   let checkedAt = ctx.clock.now().getTime();
-  for await (const item of source) {
-    const now = ctx.clock.now().getTime();
-    if (now - checkedAt >= LIVE_RECHECK_MS) {
-      if (!(await credentialIsLive(ctx))) {
-        yield CREDENTIAL_ENDED;
-        return;
+  let ended = false;
+  const close = async () => {
+    ended = true;
+    await it.return?.();
+  };
+  return {
+    async next(): Promise<IteratorResult<T | typeof CREDENTIAL_ENDED>> {
+      if (ended) return { done: true, value: undefined };
+      const r = await it.next();
+      if (r.done || ended) return r.done ? r : { done: true, value: undefined };
+      const now = ctx.clock.now().getTime();
+      if (now - checkedAt >= LIVE_RECHECK_MS) {
+        if (!(await credentialIsLive(ctx))) {
+          await close();
+          return { done: false, value: CREDENTIAL_ENDED };
+        }
+        checkedAt = now;
       }
-      checkedAt = now;
-    }
-    yield item;
-  }
+      return r;
+    },
+    async return() {
+      await close();
+      return { done: true, value: undefined };
+    },
+    async throw(e?: unknown) {
+      await close();
+      throw e;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 /** For a live field's resolver: the item, or 401 unauthorized when the stream ended with its credential. */
