@@ -228,23 +228,21 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
     const { orderId, payment } = await withTx(ctx, async (tx) => {
       const tenant = await tenantOf(tx, s0);
       const customer = email ? await findOrCreateCustomerByEmail(tx, { email }, tenant) : null;
-      let order = await tx.db.order.findUnique({ where: { checkoutSessionId: s0.id } });
+      // One order per cart: two sessions opened on one cart must not both charge it. The cart row is locked so
+      // concurrent completions of different sessions queue here; the orders are read in a statement of their own
+      // because under READ COMMITTED only a statement that starts after the lock sees what its holder committed.
+      await tx.db.$queryRaw`SELECT 1 FROM "Cart" WHERE id = ${cart.id}::uuid FOR UPDATE`;
+      const ordered = await tx.db.order.findMany({ where: { cartId: cart.id }, take: 2 });
+      let order = ordered.find((o) => o.checkoutSessionId === s0.id) ?? null;
+      const other = ordered.find((o) => o.checkoutSessionId !== s0.id);
+      if (!order && other) {
+        throw new DomainError("session_not_open", 422, "This session's cart was already ordered through another checkout session", {
+          status: s0.status,
+          reason: "cart_already_ordered",
+          orderId: other.id,
+        });
+      }
       if (!order) {
-        // One order per cart: two sessions opened on one cart must not both charge it. The cart row is locked
-        // so concurrent completions of different sessions queue here and the second sees the first's order.
-        // (The order is looked up in a statement of its own: under READ COMMITTED only a statement that starts
-        // after the lock is granted sees the order the lock holder committed.)
-        await tx.db.$queryRaw`SELECT 1 FROM "Cart" WHERE id = ${cart.id}::uuid FOR UPDATE`;
-        const [other] = await tx.db.$queryRaw<{ id: string }[]>`
-          SELECT id::text FROM "Order" WHERE "cartId" = ${cart.id}::uuid AND "checkoutSessionId" IS DISTINCT FROM ${s0.id}::uuid LIMIT 1`;
-        const otherOrderId = other?.id;
-        if (otherOrderId) {
-          throw new DomainError("session_not_open", 422, "This session's cart was already ordered through another checkout session", {
-            status: s0.status,
-            reason: "cart_already_ordered",
-            orderId: otherOrderId,
-          });
-        }
         const v = cartView(cart as any);
         order = await tx.db.order.create({
           data: {
