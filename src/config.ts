@@ -38,6 +38,7 @@ const schema = z.object({
   CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
   BOT_CHALLENGE_VERIFY_URL: optionalUrl,
   BOT_CHALLENGE_SECRET: z.string().optional(),
+  SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "must be an smtp:// URL").optional()),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),

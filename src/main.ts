@@ -4,6 +4,7 @@ import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { bootstrapDemo, isEmpty } from "./platform/bootstrap.service";
 import { openRuntime } from "./runtime";
+import { secretKey } from "./shared/secrets";
 import { isUniqueViolation, makeCtx } from "./shared/context";
 import { DeliveryWorker } from "./webhooks/delivery.worker";
 
@@ -17,6 +18,12 @@ async function main() {
       process.exit(1);
     }
     throw e;
+  }
+  try {
+    secretKey(config); // fail now, not at the first webhook, when production has no SECRET_KEY
+  } catch (e) {
+    console.error((e as Error).message);
+    process.exit(1);
   }
   const { db, deps } = await openRuntime(config);
   const ctx = makeCtx(deps);

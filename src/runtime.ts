@@ -5,6 +5,7 @@ import { type Db, openDb } from "./db/client";
 import { EventHub } from "./events/hub";
 import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
+import { sealLegacySigningSecrets } from "./webhooks/endpoints.service";
 
 export interface Runtime {
   db: Db;
@@ -18,5 +19,7 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
     migrate: opts.migrate,
   });
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
-  return { db, deps: { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub } };
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub };
+  if (opts.migrate !== false) await sealLegacySigningSecrets(deps);
+  return { db, deps };
 }

@@ -4,6 +4,7 @@ import type { ApiKey } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
+import { revealOnce } from "../shared/secrets";
 import { keyset, type PageQuery, toPage } from "../shared/pagination";
 import { validateKeyScopes } from "../shared/scopes";
 import { memberCanUseEnvironment, memberHasPermission } from "./permissions";
@@ -57,7 +58,7 @@ export async function createApiKey(ctx: Ctx, body: unknown) {
     const row = await tx.db.apiKey.create({
       data: { ...t, name: input.name, type, scopes, keyHash: minted.keyHash, keyPrefix: minted.keyPrefix, createdByMember: p.member.id },
     });
-    return { ...apiKeyView(row), rawKey: minted.rawKey };
+    return { ...apiKeyView(row), rawKey: revealOnce(minted.rawKey) };
   });
 }
 

@@ -2,6 +2,7 @@
 // same services as REST; mutations re-read with the GraphQL selection.
 import { builder, PageInfo } from "../graphql/builder";
 import { parsePage } from "../shared/pagination";
+import { type OneTimeSecret, revealed } from "../shared/secrets";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.service";
 import { CONNECTOR_KINDS, CONNECTOR_PROVIDERS, createConnector, deactivateConnector, getConnector, listConnectors } from "./connectors.service";
 import { archiveEnvironment, createEnvironment, listEnvironments } from "./environments.service";
@@ -90,10 +91,10 @@ function pageType<T>(name: string, node: any) {
 const ApiKeyPage = pageType("ApiKeyPage", ApiKey);
 const ConnectorPage = pageType("ConnectorPage", Connector);
 
-const CreatedApiKey = builder.objectRef<{ id: string; rawKey: string }>("CreatedApiKey").implement({
+const CreatedApiKey = builder.objectRef<{ id: string; rawKey: OneTimeSecret }>("CreatedApiKey").implement({
   description: "The new key; rawKey is shown once and never again",
   fields: (t) => ({
-    rawKey: t.exposeString("rawKey"),
+    rawKey: t.string({ resolve: (k) => revealed(k.rawKey)! }),
     apiKey: t.prismaField({ type: "ApiKey", resolve: (query, parent, _a, ctx) => ctx.deps.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: parent.id } }) }),
   }),
 });

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../shared/idempotency.service";
+import { withoutSecrets } from "../shared/secrets";
 import { ctxOf } from "./http";
 
 /** Every POST accepts an optional Idempotency-Key: the first response is recorded and replayed. */
@@ -14,7 +15,8 @@ export async function idempotency(req: Request, res: Response, next: NextFunctio
     if (claim.status === 204 || claim.body === null) return void res.status(claim.status).end();
     return void res.status(claim.status).json(claim.body);
   }
-  res.locals.idempotencyPersist = (status: number, body: unknown) => completeIdempotencyKey(ctx, claim.id, status, body);
+  // A secret is shown once: the stored response keeps the resource and drops the secret (null on replay).
+  res.locals.idempotencyPersist = (status: number, body: unknown) => completeIdempotencyKey(ctx, claim.id, status, withoutSecrets(body));
   // A response that never reaches send() (a crash mid-request) must not keep the key locked forever.
   res.on("close", () => {
     if (res.locals.idempotencyPersist) void completeIdempotencyKey(ctx, claim.id, 500, null).catch(() => {});

@@ -3,6 +3,8 @@
 // At least once: a claim is a lease, so a delivery whose worker died mid-send goes out again after it lapses.
 import { envelope } from "../events/events.service";
 import type { Deps } from "../shared/context";
+import { openSecret } from "../shared/secrets";
+import { SIGNING_SECRET_PURPOSE } from "./endpoints.service";
 import { signatureHeader } from "./signature";
 
 export interface WorkerOptions {
@@ -143,7 +145,8 @@ export class DeliveryWorker {
           return { d, ok: false, statusCode: null, error: "endpoint_inactive", excerpt: null, ms: 0, at };
         }
         const rawBody = JSON.stringify(envelope(ev));
-        const secrets = ep.previousSecret && ep.previousSecretExpiresAt && ep.previousSecretExpiresAt > at ? [ep.previousSecret, ep.secret] : [ep.secret];
+        const sealed = ep.previousSecret && ep.previousSecretExpiresAt && ep.previousSecretExpiresAt > at ? [ep.previousSecret, ep.secret] : [ep.secret];
+        const secrets = sealed.map((s) => openSecret(this.deps.config, SIGNING_SECRET_PURPOSE, s));
         return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at);
       }),
     );

@@ -8,6 +8,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
+import { isSealed, revealOnce, sealSecret } from "../shared/secrets";
 import { newSigningSecret } from "./signature";
 import { checkWebhookUrl } from "./url-policy";
 
@@ -44,6 +45,10 @@ export const deliveriesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
+
+/** Signing secrets are used again for every delivery, so they are sealed (not hashed) at rest. */
+export const SIGNING_SECRET_PURPOSE = "webhook-signing-secret";
+const sealSigningSecret = (ctx: Ctx, secret: string) => sealSecret(ctx.deps.config, SIGNING_SECRET_PURPOSE, secret);
 
 export function endpointView(e: WebhookEndpoint, now: Date) {
   const inWindow = e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now;
@@ -104,9 +109,9 @@ export async function createEndpoint(ctx: Ctx, body: unknown) {
   const checkedUrl = await checkWebhookUrl(input.url, p.environment.kind);
   const secret = newSigningSecret();
   const row = await ctx.db.webhookEndpoint.create({
-    data: { ...t, url: checkedUrl, enabledEvents: input.enabledEvents, description: input.description ?? null, secret },
+    data: { ...t, url: checkedUrl, enabledEvents: input.enabledEvents, description: input.description ?? null, secret: sealSigningSecret(ctx, secret) },
   });
-  return { ...endpointView(row, ctx.clock.now()), secret };
+  return { ...endpointView(row, ctx.clock.now()), secret: revealOnce(secret) };
 }
 
 export async function listEndpoints(ctx: Ctx) {
@@ -159,9 +164,9 @@ export async function rotateSecret(ctx: Ctx, id: string, body: unknown) {
   const previousSecretExpiresAt = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
   const updated = await ctx.db.webhookEndpoint.update({
     where: { id: row.id },
-    data: { secret, previousSecret: graceSeconds > 0 ? row.secret : null, previousSecretExpiresAt },
+    data: { secret: sealSigningSecret(ctx, secret), previousSecret: graceSeconds > 0 ? row.secret : null, previousSecretExpiresAt },
   });
-  return { ...endpointView(updated, now), secret, previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null };
+  return { ...endpointView(updated, now), secret: revealOnce(secret), previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null };
 }
 
 export async function listDeliveries(ctx: Ctx, id: string, query: unknown) {
@@ -221,4 +226,17 @@ export async function testEndpoint(ctx: Ctx, id: string) {
     const event = await recordEvent(tx, principalEventTenant(tx), "webhook.ping", { endpointId: ep.id }, { onlyEndpointId: ep.id });
     return tx.db.webhookDelivery.findUniqueOrThrow({ where: { endpointId_eventId: { endpointId: ep.id, eventId: event.id } }, include: { event: { select: { type: true } } } });
   });
+}
+
+/** Endpoints saved before signing secrets were sealed: seal them (idempotent; run at start-up). */
+export async function sealLegacySigningSecrets(deps: Ctx["deps"]) {
+  const rows = await deps.prisma.webhookEndpoint.findMany({
+    where: { OR: [{ secret: { startsWith: "whsec_" } }, { previousSecret: { startsWith: "whsec_" } }] },
+    select: { id: true, secret: true, previousSecret: true },
+  });
+  for (const r of rows) {
+    const seal = (v: string | null) => (v && !isSealed(v) ? sealSecret(deps.config, SIGNING_SECRET_PURPOSE, v) : v);
+    await deps.prisma.webhookEndpoint.updateMany({ where: { id: r.id, secret: r.secret }, data: { secret: seal(r.secret)!, previousSecret: seal(r.previousSecret) } });
+  }
+  return rows.length;
 }

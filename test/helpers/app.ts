@@ -11,6 +11,9 @@ import { client } from "./http";
 import { EventHub } from "../../src/events/hub";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.worker";
 
+/** One SECRET_KEY for every test process, so two "processes" on one database open each other's sealed secrets. */
+export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdefghijklmnop";
+
 export interface TestApp {
   url: string;
   /** the PostgreSQL database URL, when on PostgreSQL */
@@ -57,7 +60,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
     url = created.url;
     dropDb = created.drop;
   }
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", SECRET_KEY: TEST_SECRET_KEY, ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
   const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20 });
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
   const hub = new EventHub({ redisUrl: opts.redisUrl });

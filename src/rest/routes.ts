@@ -1,0 +1,39 @@
+// The /api/v1 routers in mount order, and the list of routes they register: the OpenAPI document and the
+// REST/GraphQL parity test both read this list, so a new route cannot be left out of either silently.
+import type { Router } from "express";
+import { cartsRouter } from "../carts/carts.rest";
+import { checkoutRouter } from "../checkout/checkout.rest";
+import { customersRouter } from "../customers/customers.rest";
+import { eventsRouter } from "../events/events.rest";
+import { ordersRouter } from "../orders/orders.rest";
+import { paymentsRouter } from "../payments/payments.rest";
+import { platformRouter } from "../platform/platform.rest";
+import { shippingTaxRouter } from "../shipping-tax/shipping-tax.rest";
+import { webhooksRouter } from "../webhooks/webhooks.rest";
+
+export const API_PREFIX = "/api/v1";
+
+export function apiRouters(): Router[] {
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter()];
+}
+
+export interface RouteInfo {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  /** Express form, relative to /api/v1: `/carts/:id` */
+  path: string;
+}
+
+/** Every route the routers register, in registration order. */
+export function restRoutes(routers: Router[] = apiRouters()): RouteInfo[] {
+  const out: RouteInfo[] = [];
+  for (const router of routers) {
+    for (const layer of (router as any).stack as any[]) {
+      if (!layer.route) continue;
+      for (const m of Object.keys(layer.route.methods)) {
+        if (m === "_all") continue;
+        out.push({ method: m as RouteInfo["method"], path: String(layer.route.path) });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+// Secrets the API shows once, and the two ways it keeps them.
+//
+// Showing: a service wraps a freshly minted secret in revealOnce(). It serialises to its value in the response
+// that minted it (REST JSON and GraphQL alike), and withoutSecrets() swaps it for null in anything that is
+// stored (the Idempotency-Key record), so a replay returns the resource without the secret. Every route that
+// reveals a secret (API keys, webhook signing secrets, and later form tokens, client secrets, install keys) goes
+// through this one type; nothing else is needed to keep it out of stored responses.
+//
+// Keeping: a secret the server only verifies is stored as a hash (sha256Hex in crypto.ts). A secret the server
+// must use again (webhook signing secrets sign every delivery) is sealed: AES-256-GCM under SECRET_KEY, bound to
+// its purpose, so a database dump alone does not yield it.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Config } from "../config";
+
+export class OneTimeSecret {
+  constructor(readonly value: string) {}
+  toJSON() {
+    return this.value;
+  }
+  /** graphql-js serialises String fields through valueOf */
+  valueOf() {
+    return this.value;
+  }
+  toString() {
+    return this.value;
+  }
+}
+
+export const revealOnce = (value: string) => new OneTimeSecret(value);
+
+/** The value a response shows; plain strings pass through (a replayed or re-read resource has none). */
+export const revealed = (v: OneTimeSecret | string | null | undefined): string | null => (v == null ? null : String(v));
+
+/** A deep copy with every OneTimeSecret replaced by null: what may be stored or replayed. */
+export function withoutSecrets(value: unknown): unknown {
+  if (value instanceof OneTimeSecret) return null;
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
+  }
+  return value;
+}
+
+/** True when a OneTimeSecret is anywhere in the value (the response reveals a secret). */
+export function holdsSecret(value: unknown, depth = 0): boolean {
+  if (value instanceof OneTimeSecret) return true;
+  if (depth > 8 || !value || typeof value !== "object") return false;
+  return Object.values(value).some((v) => holdsSecret(v, depth + 1));
+}
+
+// ---- sealed storage ----------------------------------------------------------------------------------------
+
+const SEALED = "sealed:v1:";
+const keys = new WeakMap<Config, Buffer>();
+
+/**
+ * The 32-byte key behind sealed secrets: SECRET_KEY when set (required in production); otherwise a random key
+ * kept in DATA_DIR/secret.key, created on first use, so the embedded default needs no setting.
+ */
+export function secretKey(config: Config): Buffer {
+  let key = keys.get(config);
+  if (key) return key;
+  let material = config.SECRET_KEY;
+  if (!material) {
+    if (config.isProduction) throw new Error("SECRET_KEY is required in production (32 or more characters; it seals webhook signing secrets)");
+    const file = path.resolve(config.DATA_DIR, "secret.key");
+    if (!existsSync(file)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      try {
+        writeFileSync(file, randomBytes(32).toString("base64url") + "\n", { flag: "wx", mode: 0o600 });
+      } catch (e: any) {
+        if (e?.code !== "EEXIST") throw e; // another process wrote it first: use theirs
+      }
+      chmodSync(file, 0o600);
+    }
+    material = readFileSync(file, "utf8").trim();
+  }
+  key = createHash("sha256").update(`quote-to-cash sealed secrets\0${material}`).digest();
+  keys.set(config, key);
+  return key;
+}
+
+/** Encrypts `plain` for storage; `purpose` is authenticated, so a value sealed for one use opens for no other. */
+export function sealSecret(config: Config, purpose: string, plain: string): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv("aes-256-gcm", secretKey(config), iv);
+  c.setAAD(Buffer.from(purpose));
+  const body = Buffer.concat([c.update(plain, "utf8"), c.final()]);
+  return `${SEALED}${iv.toString("base64url")}.${body.toString("base64url")}.${c.getAuthTag().toString("base64url")}`;
+}
+
+export const isSealed = (stored: string) => stored.startsWith(SEALED);
+
+/** Opens a sealed value; a value stored before sealing existed (plaintext) is returned as it is. */
+export function openSecret(config: Config, purpose: string, stored: string): string {
+  if (!isSealed(stored)) return stored;
+  const [iv, body, tag] = stored.slice(SEALED.length).split(".");
+  const d = createDecipheriv("aes-256-gcm", secretKey(config), Buffer.from(iv, "base64url"));
+  d.setAAD(Buffer.from(purpose));
+  d.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([d.update(Buffer.from(body, "base64url")), d.final()]).toString("utf8");
+}
