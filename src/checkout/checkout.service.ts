@@ -13,6 +13,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { addressSchema, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
+import { revealOnce } from "../shared/secrets";
 
 export const METHODS = ["card", "net30"] as const;
 type Method = (typeof METHODS)[number];
@@ -352,7 +353,7 @@ export const embedTokenInput = z.strictObject({
 
 /** A short-lived opaque token for the embedded page; minted on each call, so the page can re-mint it. */
 function mintEmbedToken(now: Date) {
-  return { embedToken: `emb_${randomBytes(24).toString("base64url")}`, expiresAt: new Date(now.getTime() + EMBED_TOKEN_TTL_MS).toISOString() };
+  return { embedToken: revealOnce(`emb_${randomBytes(24).toString("base64url")}`), expiresAt: new Date(now.getTime() + EMBED_TOKEN_TTL_MS).toISOString() };
 }
 
 /**
