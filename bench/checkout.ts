@@ -20,6 +20,7 @@ import { applyMigrations, pgDriver } from "../src/db/migrate";
 import { EventHub } from "../src/events/hub";
 import { bootstrapDemo } from "../src/platform/bootstrap.service";
 import { systemClock } from "../src/shared/clock";
+import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
 
@@ -118,7 +119,8 @@ async function main() {
 
   const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "" });
   const hub = new EventHub();
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub };
+  const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub, limits };
   const app = buildApp(deps, db);
   let connections = 0;
   app.server.on("connection", () => connections++);

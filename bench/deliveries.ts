@@ -12,6 +12,7 @@ import { recordEvent } from "../src/events/events.service";
 import { EventHub } from "../src/events/hub";
 import { ensureWorkspace } from "../src/platform/bootstrap.service";
 import { systemClock } from "../src/shared/clock";
+import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
 import { type Deps, makeCtx, withTx } from "../src/shared/context";
 import { DeliveryWorker } from "../src/webhooks/delivery.worker";
 import { createTestDatabase } from "../test/helpers/db";
@@ -30,7 +31,8 @@ async function main() {
   const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20 });
   const config = loadConfig({ LOG_LEVEL: "error" });
   const hub = new EventHub();
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub };
+  const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub, limits };
 
   const arrivals = new Map<string, number>();
   const receiver = http.createServer((req, res) => {

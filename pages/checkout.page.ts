@@ -1,32 +1,40 @@
 // The hosted checkout page: {checkout_url}/checkout/{sessionId}. A thin caller of the checkout service: it
 // renders the session's cart, and its form posts to POST /api/v1/checkout-sessions/{id}/complete.
 import { Router } from "express";
-import { sessionForBuyer, sessionPaymentMethods } from "../src/checkout/checkout.service";
-import { ctxOf } from "../src/rest/http";
+import { sessionForBuyer } from "../src/checkout/checkout.service";
+import { refusedState } from "../src/rest/http";
 import { makeCtx, type Deps } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
+import { limitHeaders } from "../src/shared/rate-limit";
 import { esc, money, page } from "./layout";
+import { frameableOrigins, securePage } from "./security";
 
 export const NET30_TERMS = "Net 30: the full invoice amount is due within the agreed number of days of the invoice date. Late payments may be charged interest.";
 
 export function checkoutPages(deps: Deps) {
   const r = Router();
   r.get("/checkout/:sessionId", async (req, res) => {
-    const ctx = (req as any).ctx ? ctxOf(req) : makeCtx(deps);
+    const ctx = makeCtx(deps, null, req.ip);
     let view;
     try {
       view = await sessionForBuyer(ctx, req.params.sessionId);
     } catch (e) {
-      if (e instanceof DomainError && e.status === 404) return void res.status(404).type("html").send(page("Checkout not found", "<h1>Checkout not found</h1><p>This checkout link is not valid.</p>"));
+      const nonce = await securePage(req, res);
+      if (e instanceof DomainError && e.status === 404) return void res.status(404).type("html").send(page(nonce, "Checkout not found", "<h1>Checkout not found</h1><p>This checkout link is not valid.</p>"));
+      if (e instanceof DomainError && e.code === "rate_limited") {
+        res.set(limitHeaders(refusedState(e), true));
+        return void res.status(429).type("html").send(page(nonce, "Too many requests", `<h1>Too many requests</h1><p>${esc(e.message)}</p>`));
+      }
       throw e;
     }
-    const { session: s, cart } = view;
+    // Only the application's allowedOrigins may frame the page (embedded checkout); nobody else can.
+    const nonce = await securePage(req, res, { frameAncestors: frameableOrigins(view.allowedOrigins) });
+    const { session: s, cart, methods } = view;
     const expired = s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now());
     if (s.status !== "open" || expired) {
       const msg = s.status === "completed" ? "This order has been placed. Thank you!" : expired ? "This checkout has expired." : `This checkout is ${s.status}.`;
-      return void res.type("html").send(page("Checkout", `<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`));
+      return void res.type("html").send(page(nonce, "Checkout", `<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`));
     }
-    const { methods } = await sessionPaymentMethods(ctx, s.id);
     const rows = cart.lineItems.map((l: any) => `<tr><td>${esc(l.name)}</td><td class="num">${esc(l.quantity)}</td><td class="num">${esc(money(l.total, cart.currency))}</td></tr>`).join("");
     const totals = [["Subtotal", cart.subtotal], ["Discount", -cart.discountTotal], ["Shipping", cart.shippingTotal], ["Tax", cart.taxTotal]]
       .filter(([, v]) => v !== 0)
@@ -58,7 +66,7 @@ export function checkoutPages(deps: Deps) {
   <button type="submit" id="submit">Pay ${esc(money(cart.total, cart.currency))}</button>
   <p id="result" role="status"></p>
 </form>`;
-    res.type("html").send(page("Checkout", body, CLIENT_SCRIPT));
+    res.type("html").send(page(nonce, "Checkout", body, CLIENT_SCRIPT));
   });
   return r;
 }

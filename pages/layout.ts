@@ -7,11 +7,12 @@ export function money(minor: number, currency: string) {
   return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(minor / 100);
 }
 
-export function page(title: string, body: string, script = "") {
+/** `nonce`: the response's CSP nonce (securePage): the only inline style and script that run carry it. */
+export function page(nonce: string, title: string, body: string, script = "") {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title>
-<style>
+<style nonce="${esc(nonce)}">
   body { font-family: system-ui, sans-serif; max-width: 720px; margin: 2rem auto; padding: 0 1rem; color: #1f2933; }
   table { width: 100%; border-collapse: collapse; margin: 1rem 0; } td, th { padding: .4rem; border-bottom: 1px solid #e4e7eb; text-align: left; }
   td.num, th.num { text-align: right; } fieldset { border: 1px solid #cbd2d9; border-radius: 6px; margin: 1rem 0; }
@@ -19,5 +20,5 @@ export function page(title: string, body: string, script = "") {
   button { background: #3e4c59; color: #fff; border: 0; padding: .7rem 1.4rem; border-radius: 6px; font-size: 1rem; cursor: pointer; }
   .error { color: #ab091e; } .ok { color: #0e7c3a; } .muted { color: #7b8794; font-size: .9rem; }
 </style></head>
-<body>${body}${script ? `<script>${script}</script>` : ""}</body></html>`;
+<body>${body}${script ? `<script nonce="${esc(nonce)}">${script}</script>` : ""}</body></html>`;
 }

@@ -76,7 +76,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       // Reject bad credentials at connect time (close 4403), so a subscriber never half-connects.
       onConnect: async (ctx) => {
         try {
-          await buildContext(deps, paramsSource(ctx.connectionParams));
+          await buildContext(deps, paramsSource(ctx.connectionParams), ctx.extra.request.socket.remoteAddress);
           return true;
         } catch {
           return false;

@@ -22,6 +22,18 @@ const durationList = z
     return out;
   });
 
+/** `points/window`, e.g. `6000/1m`; `off` disables the limit. */
+const limit = z.string().transform((s, ctx) => {
+  if (s.trim() === "off") return null;
+  const m = /^\s*(\d+)\s*\/\s*(\d+)(ms|s|m|h|d)\s*$/.exec(s);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+    ctx.addIssue({ code: "custom", message: `"${s}" is not a limit like 6000/1m (points per window) or off` });
+    return z.NEVER;
+  }
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[3] as "ms"];
+  return { points: Number(m[1]), durationMs: Math.max(1000, Number(m[2]) * unit) };
+});
+
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
 const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), url.optional());
 
@@ -44,6 +56,14 @@ const schema = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().positive().default(20),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  RATE_LIMIT_PER_CREDENTIAL: limit.prefault("6000/1m"),
+  RATE_LIMIT_AUTH_FAILURES_PER_IP: limit.prefault("20/5m"),
+  RATE_LIMIT_CHECKOUT_PER_IP: limit.prefault("300/1m"),
+  RATE_LIMIT_CHECKOUT_PER_SESSION: limit.prefault("120/1m"),
+  RATE_LIMIT_DECLINES_PER_SESSION: limit.prefault("10/1h"),
+  RATE_LIMIT_DECLINES_PER_IP: limit.prefault("30/1h"),
+  RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _.:- only").default("rl"),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -5,6 +5,7 @@ import { type Db, openDb } from "./db/client";
 import { EventHub } from "./events/hub";
 import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
+import { limitSpecs, RateLimits, storeFor } from "./shared/rate-limit";
 import { sealLegacySigningSecrets } from "./webhooks/endpoints.service";
 
 export interface Runtime {
@@ -19,7 +20,8 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
     migrate: opts.migrate,
   });
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub };
+  const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub, limits };
   if (opts.migrate !== false) await sealLegacySigningSecrets(deps);
   return { db, deps };
 }

@@ -1,5 +1,7 @@
 // The hosted checkout page completes a payment in a real browser (Debian chromium through playwright-core).
 import { existsSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { chromium, type Browser } from "playwright-core";
 import { NET30_TERMS } from "../pages/checkout.page";
 import { termsHash } from "../src/checkout/checkout.service";
@@ -86,4 +88,65 @@ test("an unknown session answers 404 with a page", async () => {
   const res = await fetch(`${t.url}/checkout/00000000-0000-4000-8000-000000000000`);
   expect(res.status).toBe(404);
   expect(await res.text()).toContain("Checkout not found");
+});
+
+test("the page sends its security headers: nonce CSP, frame-ancestors, no referrer, nosniff, no-store", async () => {
+  const s = await openSession();
+  const res = await fetch(s.hostedUrl);
+  const csp = res.headers.get("content-security-policy")!;
+  const html = await res.text();
+  const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+  expect(nonce).toBeTruthy();
+  expect(html).toContain(`<script nonce="${nonce}">`);
+  expect(html).toContain(`<style nonce="${nonce}">`);
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+  expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+  expect(res.headers.get("cache-control")).toBe("no-store");
+  const again = await fetch(s.hostedUrl);
+  expect(again.headers.get("content-security-policy")).not.toContain(nonce!); // a fresh nonce per response
+  const missing = await fetch(`${t.url}/checkout/00000000-0000-4000-8000-000000000000`);
+  expect(missing.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+});
+
+test("only the application's allowedOrigins can frame the checkout page (headless Chromium)", async () => {
+  if (!browser) return;
+  // Two pages on other origins (other ports of localhost) embed the checkout page in an iframe.
+  const framers = await Promise.all(
+    [0, 1].map(
+      () =>
+        new Promise<http.Server>((resolve) => {
+          const srv = http.createServer((req, res) => {
+            const src = new URL(req.url!, "http://x").searchParams.get("src");
+            if (!src) return void res.writeHead(404).end();
+            res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><iframe id="f" src="${src.replace(/"/g, "")}" width="600" height="400"></iframe>`);
+          });
+          srv.listen(0, "127.0.0.1", () => resolve(srv));
+        }),
+    ),
+  );
+  const origin = (srv: http.Server) => `http://localhost:${(srv.address() as AddressInfo).port}`;
+  const [allowed, other] = framers.map(origin);
+  try {
+    const app = await t.deps.prisma.application.findUniqueOrThrow({ where: { id: demo.applicationId } });
+    await t.deps.prisma.application.update({ where: { id: app.id }, data: { settings: { ...(app.settings as object), allowedOrigins: [allowed, "javascript:alert(1)", "https://x.test; script-src *"] } } });
+    const s = await openSession();
+    const res = await fetch(s.hostedUrl);
+    expect(res.headers.get("content-security-policy")).toMatch(new RegExp(`frame-ancestors ${allowed}(;|$)`));
+
+    const framedFrom = async (framer: string) => {
+      const page = await browser!.newPage();
+      await page.goto(`${framer}/?src=${encodeURIComponent(`${s.hostedUrl}?embed=1`)}`);
+      const frame = page.frameLocator("#f");
+      const shown = await frame.locator("#total").textContent({ timeout: 3000 }).catch(() => null);
+      await page.close();
+      return shown;
+    };
+    expect(await framedFrom(allowed)).toBe("$84.00");
+    expect(await framedFrom(other)).toBeNull();
+  } finally {
+    for (const f of framers) f.close();
+    await t.deps.prisma.application.update({ where: { id: demo.applicationId }, data: { settings: {} } });
+  }
 });

@@ -25,7 +25,7 @@ const dash = () => ({ token: demo.dashboardToken, headers: { "x-service-environm
 /** Rows of every table whose text form contains `needle`, as "Table" names. */
 async function tablesHolding(needle: string): Promise<string[]> {
   const tables = await t.deps.prisma.$queryRawUnsafe<{ name: string }[]>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    `SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
   );
   expect(tables.length).toBeGreaterThan(10);
   const hits: string[] = [];

@@ -11,7 +11,7 @@ import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { addressSchema, metadataSchema } from "../shared/address";
-import { type Ctx, withTx } from "../shared/context";
+import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
 
@@ -137,9 +137,23 @@ async function findSession(ctx: Ctx, id: string) {
   return s;
 }
 
+/**
+ * The keyless checkout routes (hosted page, payment methods, embed token, complete) are limited per session and,
+ * for callers without a key, per IP: the session id is a bearer handle that a buyer's browser holds.
+ */
+async function limitBuyer(ctx: Ctx, sessionId: string) {
+  const { limits } = ctx.deps;
+  if (!ctx.principal && ctx.ip) reportLimit(ctx, await limits.consume("checkoutIp", ctx.ip));
+  if (z.uuid().safeParse(sessionId).success) reportLimit(ctx, await limits.consume("checkoutSession", sessionId));
+}
+
 /** GET /checkout-sessions/{id}/payment-methods (browser, no key). */
 export async function sessionPaymentMethods(ctx: Ctx, id: string) {
-  const s = await findSession(ctx, id);
+  await limitBuyer(ctx, id);
+  return paymentMethodsOf(ctx, await findSession(ctx, id));
+}
+
+async function paymentMethodsOf(ctx: Ctx, s: CheckoutSession) {
   const connectors = await activeConnectors(ctx, s);
   const methods = (s.allowedMethods as Method[]).flatMap((m) => {
     const c = connectors.find((x) => x.kind === CONNECTOR_KIND[m]);
@@ -153,11 +167,39 @@ export async function sessionPaymentMethods(ctx: Ctx, id: string) {
   };
 }
 
-/** What the hosted page shows: the session and its cart snapshot. */
+/** What the hosted page shows: the session, its cart snapshot and the payment methods on offer. */
 export async function sessionForBuyer(ctx: Ctx, id: string) {
+  await limitBuyer(ctx, id);
   const s = await findSession(ctx, id);
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
-  return { session: s, cart: cartView(cart as any) };
+  const app = await ctx.db.application.findUnique({ where: { id: s.applicationId }, select: { settings: true } });
+  const allowedOrigins = ((app?.settings ?? {}) as { allowedOrigins?: unknown }).allowedOrigins;
+  return { session: s, cart: cartView(cart as any), allowedOrigins, ...(s.status === "open" ? await paymentMethodsOf(ctx, s) : { methods: [] }) };
+}
+
+/** A session that is no longer open; a completed one names its order, so a retry after a lost response finds it. */
+function notOpen(s: CheckoutSession) {
+  return new DomainError("session_not_open", 422, `This checkout session is ${s.status}`, {
+    status: s.status,
+    ...(s.status === "completed" && s.orderId ? { orderId: s.orderId, paymentId: s.paymentId } : {}),
+  });
+}
+
+/**
+ * The card-testing guard: a session or (keyless) address with too many declines gets 429 before any new
+ * payment row, charge or event; every decline spends a point of both buckets.
+ */
+async function checkDeclines(ctx: Ctx, sessionId: string) {
+  const { limits } = ctx.deps;
+  await Promise.all([limits.check("declineSession", sessionId), !ctx.principal && ctx.ip ? limits.check("declineIp", ctx.ip) : null]);
+}
+
+async function countDecline(ctx: Ctx, sessionId: string) {
+  const { limits } = ctx.deps;
+  const spend = (p: Promise<unknown>) => p.catch((e) => {
+    if (!(e instanceof DomainError && e.code === "rate_limited")) throw e; // over now: the next attempt is refused
+  });
+  await Promise.all([spend(limits.consume("declineSession", sessionId)), !ctx.principal && ctx.ip ? spend(limits.consume("declineIp", ctx.ip)) : null]);
 }
 
 const net30Acceptance = z.strictObject({
@@ -187,11 +229,12 @@ export function termsHash(text: string) {
  * when a card is declined, so a retry pays the same order.
  */
 export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
+  await limitBuyer(ctx, id);
   const input = parseInput(completeInput, body);
   const s0 = await findSession(ctx, id);
   const now = ctx.clock.now();
   if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
-  if (s0.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${s0.status}`, { status: s0.status });
+  if (s0.status !== "open") throw notOpen(s0);
   if (!(METHODS as readonly string[]).includes(input.paymentMethod) || !s0.allowedMethods.includes(input.paymentMethod)) {
     throw new DomainError("payment_method_not_allowed", 422, `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
   }
@@ -210,6 +253,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (method === "card" && !input.paymentToken) missing.push("paymentToken");
   if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
+  if (method === "card") await checkDeclines(ctx, s0.id);
 
   // Single-flight claim.
   // One statement (Prisma would wrap an updateMany in BEGIN/COMMIT).
@@ -219,7 +263,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})`;
   if (claimed !== 1) {
     const s = await findSession(ctx, id);
-    if (s.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${s.status}`, { status: s.status });
+    if (s.status !== "open") throw notOpen(s);
     throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
   }
   const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s0.id, completionStartedAt: now }, data: { completionStartedAt: null } });
@@ -308,6 +352,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         return p;
       });
       if (settled.status === "failed") {
+        await countDecline(ctx, s0.id);
         throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId, paymentId: settled.id });
       }
     } else {
@@ -379,9 +424,10 @@ export async function createEmbedSession(ctx: Ctx, body: unknown) {
 
 /** GET /checkout-sessions/{id}/embed-token (browser): a fresh token and what the embedded page shows. */
 export async function sessionEmbedToken(ctx: Ctx, id: string) {
+  await limitBuyer(ctx, id);
   const s = await findSession(ctx, id);
   if (s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now())) throw new DomainError("session_expired", 410, "This checkout session has expired");
-  if (s.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${s.status}`, { status: s.status });
+  if (s.status !== "open") throw notOpen(s);
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: true } });
   const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: s.environmentId } });
   return { ...mintEmbedToken(ctx.clock.now()), amount: cartView(cart as any).total, currency: cart.currency, environment: env.providerEnvironment };

@@ -3,9 +3,11 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
-import { authenticate } from "../platform/auth.service";
-import { type Deps, makeCtx } from "../shared/context";
+import { authenticateRequest } from "../platform/auth.service";
+import { refusedState } from "../rest/http";
+import { type Deps, makeCtx, reportLimit } from "../shared/context";
 import { DomainError } from "../shared/errors";
+import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
 import { schema } from "./schema";
 
@@ -29,17 +31,26 @@ export function paramsSource(params: Record<string, unknown> | undefined): Crede
   return { header: (n) => lower.get(n) ?? lower.get(alias[n] ?? "") };
 }
 
-export async function buildContext(deps: Deps, src: CredentialSource): Promise<GqlContext> {
-  const base = makeCtx(deps);
+export async function buildContext(deps: Deps, src: CredentialSource, ip?: string): Promise<GqlContext> {
+  const ctx = makeCtx(deps, null, ip);
   try {
-    return { ...base, principal: await authenticate(base, credentialsFrom(src)) };
+    const { principal, limit } = await authenticateRequest(ctx, credentialsFrom(src));
+    ctx.principal = principal;
+    reportLimit(ctx, limit);
+    return ctx;
   } catch (e) {
     if (e instanceof DomainError) {
-      throw createGraphQLError(e.message, { extensions: { code: e.code, status: e.status, http: { status: e.status } } });
+      const headers = e.code === "rate_limited" ? limitHeaders(refusedState(e), true) : undefined;
+      throw createGraphQLError(e.message, {
+        extensions: { code: e.code, status: e.status, ...(e.details ? { details: e.details } : {}), http: { status: e.status, ...(headers ? { headers } : {}) } },
+      });
     }
     throw e;
   }
 }
+
+/** RateLimit-* headers on GraphQL HTTP responses: the context of each request keeps its bucket's state. */
+const limitByRequest = new WeakMap<Request, GqlContext>();
 
 export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
   const { config } = deps;
@@ -51,11 +62,21 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
     graphiql: config.isProduction ? false : { subscriptionsProtocol: "WS", title: "Quote-to-cash GraphQL" },
     renderGraphiQL,
     context: async (init: any) => {
-      if (init.connectionParams !== undefined || init.extra?.socket) return buildContext(deps, paramsSource(init.connectionParams));
+      if (init.connectionParams !== undefined || init.extra?.socket) {
+        return buildContext(deps, paramsSource(init.connectionParams), init.extra?.request?.socket?.remoteAddress);
+      }
       const req = init.request as Request;
-      return buildContext(deps, { header: (n) => req.headers.get(n) });
+      const ctx = await buildContext(deps, { header: (n) => req.headers.get(n) }, init.req?.ip);
+      limitByRequest.set(req, ctx);
+      return ctx;
     },
     plugins: [
+      {
+        onResponse({ request, response }: { request: Request; response: Response }) {
+          const state = limitByRequest.get(request)?.rate?.state;
+          if (state) for (const [k, v] of Object.entries(limitHeaders(state))) response.headers.set(k, v);
+        },
+      },
       EnvelopArmorPlugin({
         maxDepth: { n: config.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true },
         maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
@@ -68,12 +89,13 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       maskError(error: any, message) {
         const original = error?.originalError;
         if (original instanceof DomainError) {
+          const http = original.code === "rate_limited" ? { http: { status: 429, headers: limitHeaders(refusedState(original), true) } } : {};
           return createGraphQLError(original.message, {
             nodes: error.nodes,
             path: error.path,
             source: error.source,
             positions: error.positions,
-            extensions: { code: original.code, status: original.status, ...(original.details ? { details: original.details } : {}) },
+            extensions: { code: original.code, status: original.status, ...(original.details ? { details: original.details } : {}), ...http },
           });
         }
         if (original?.name === "GraphQLError" && original.extensions?.code) return original;

@@ -4,6 +4,7 @@ import type { Ctx } from "../shared/context";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { DomainError, errors } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
+import type { LimitState } from "../shared/rate-limit";
 import { memberCanUseEnvironment, memberHasPermission, type Permission } from "./permissions";
 import type { EnvironmentKind, MemberInfo, Principal, Tenant } from "./principal";
 
@@ -27,6 +28,26 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
     return authenticateDashboard(ctx, m[1], input);
   }
   return null;
+}
+
+/**
+ * authenticate() under the rate limits, for REST, GraphQL and graphql-ws alike. An address whose failed
+ * attempts passed RATE_LIMIT_AUTH_FAILURES_PER_IP gets 429 before its credential is even looked at (guessing
+ * keys stops), and a good credential spends one point of its own bucket (RATE_LIMIT_PER_CREDENTIAL).
+ */
+export async function authenticateRequest(ctx: Ctx, input: CredentialInput): Promise<{ principal: Principal | null; limit: LimitState | null }> {
+  const { limits } = ctx.deps;
+  if (!input.apiKey?.trim() && !input.authorization?.trim()) return { principal: null, limit: null };
+  if (ctx.ip) limits.blocked("authFailureIp", ctx.ip);
+  let principal: Principal | null;
+  try {
+    principal = await authenticate(ctx, input);
+  } catch (e) {
+    if (ctx.ip && e instanceof DomainError && e.status === 401) await limits.consume("authFailureIp", ctx.ip);
+    throw e;
+  }
+  const limit = principal ? await limits.consume("credential", principal.credentialId) : null;
+  return { principal, limit };
 }
 
 interface KeyRow {

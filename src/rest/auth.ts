@@ -1,18 +1,21 @@
 import type { NextFunction, Request, Response } from "express";
-import { authenticate } from "../platform/auth.service";
-import { type Deps, makeCtx } from "../shared/context";
+import { authenticateRequest } from "../platform/auth.service";
+import { type Deps, makeCtx, reportLimit } from "../shared/context";
 
-/** Resolves the credential (if any) once per request and attaches the service context. */
+/** Resolves the credential (if any) once per request, under the rate limits, and attaches the service context. */
 export function authMiddleware(deps: Deps) {
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    const base = makeCtx(deps);
-    const principal = await authenticate(base, {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const ctx = makeCtx(deps, null, req.ip);
+    (req as any).ctx = ctx;
+    res.locals.ctx = ctx; // send() reports ctx.rate in RateLimit-* headers
+    const { principal, limit } = await authenticateRequest(ctx, {
       apiKey: req.get("x-api-key"),
       authorization: req.get("authorization"),
       applicationId: req.get("x-service-application-id"),
       environmentId: req.get("x-service-environment-id"),
     });
-    (req as any).ctx = { ...base, principal };
+    ctx.principal = principal;
+    reportLimit(ctx, limit);
     next();
   };
 }

@@ -4,6 +4,7 @@ import { DomainError, errors } from "../shared/errors";
 import type { Ctx } from "../shared/context";
 import type { Page } from "../shared/pagination";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
+import { limitHeaders } from "../shared/rate-limit";
 
 export function ctxOf(req: Request): Ctx {
   const ctx = (req as any).ctx as Ctx | undefined;
@@ -15,6 +16,8 @@ type Persist = (status: number, body: unknown) => Promise<void>;
 
 /** Every REST response goes through here, so an Idempotency-Key can record it before it is sent. */
 export async function send(res: Response, status: number, body?: unknown) {
+  const limit = (res.locals.ctx as Ctx | undefined)?.rate?.state;
+  if (limit && !res.headersSent) res.set(limitHeaders(limit));
   const persist = res.locals.idempotencyPersist as Persist | undefined;
   if (persist) {
     res.locals.idempotencyPersist = undefined;
@@ -78,10 +81,20 @@ export function errorHandler(err: unknown, req: Request, res: Response, next: Ne
   if (res.headersSent) return next(err);
   const de = toDomainError(err);
   if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${req.method} ${req.originalUrl}`, err);
-  if (de.code === "rate_limited") res.set("Retry-After", String(de.details?.retryAfterSeconds ?? 60));
+  if (de.code === "rate_limited") {
+    const ctx = res.locals.ctx as Ctx | undefined;
+    if (ctx?.rate) ctx.rate.state = null; // the refused bucket speaks for this response, not an earlier one
+    res.set(limitHeaders(refusedState(de), true));
+  }
   void send(res, de.status, errorBody(de)).catch(next);
 }
 
 export function notFoundHandler(req: Request, res: Response) {
   void send(res, 404, errorBody(new DomainError("not_found", 404, `No route ${req.method} ${req.path}`)));
+}
+
+/** The RateLimit-* state a 429 reports, from the error's details. */
+export function refusedState(de: DomainError) {
+  const d = de.details as { limitPoints?: number; retryAfterSeconds?: number } | undefined;
+  return { limit: d?.limitPoints ?? 0, remaining: 0, resetSeconds: d?.retryAfterSeconds ?? 60 };
 }

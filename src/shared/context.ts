@@ -5,6 +5,8 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import type { Principal } from "../platform/principal";
 import type { EventHub } from "../events/hub";
 import type { Clock } from "./clock";
+import type { LimitState, RateLimits } from "./rate-limit";
+import type { Resolver } from "../webhooks/url-policy";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -17,6 +19,10 @@ export interface Deps {
   config: Config;
   /** after-commit fan-out of events (subscriptions, delivery worker) */
   hub: EventHub;
+  /** the shared rate limiter (Redis or the database) */
+  limits: RateLimits;
+  /** DNS for webhook URLs (save-time check and connect-time guard); the system resolver unless a test stubs it */
+  resolver?: Resolver;
 }
 
 export interface Ctx {
@@ -25,14 +31,25 @@ export interface Ctx {
   db: DbHandle;
   clock: Clock;
   principal: Principal | null;
+  /** the caller's address (REST, GraphQL and pages set it): keyless routes are limited per IP */
+  ip?: string;
+  /** the rate-limit bucket a response reports in RateLimit-* headers; shared by every copy of this ctx */
+  rate?: { state?: LimitState | null };
   /** set inside withTx: callbacks that run once the transaction commits */
   afterCommit?: (() => void | Promise<void>)[];
   /** set inside withTx: values read once per transaction (e.g. a tenant's webhook endpoints) */
   txMemo?: Map<string, Promise<unknown>>;
 }
 
-export function makeCtx(deps: Deps, principal: Principal | null = null): Ctx {
-  return { deps, db: deps.prisma, clock: deps.clock, principal };
+export function makeCtx(deps: Deps, principal: Principal | null = null, ip?: string): Ctx {
+  return { deps, db: deps.prisma, clock: deps.clock, principal, ip, rate: {} };
+}
+
+/** Keeps the tighter of two bucket states for the RateLimit-* headers. */
+export function reportLimit(ctx: Ctx, state: LimitState | null | undefined) {
+  if (!state || !ctx.rate) return;
+  const cur = ctx.rate.state;
+  if (!cur || state.remaining < cur.remaining) ctx.rate.state = state;
 }
 
 const RETRYABLE = new Set(["40001", "40P01"]); // serialization failure, deadlock

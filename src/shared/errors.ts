@@ -32,8 +32,6 @@ export const errors = {
     new DomainError("invalid_scope", 400, `Invalid scope ${scopes.map((s) => `"${s}"`).join(", ")}: ${reason}`, { scopes }),
   applicationKeyWorkspaceRoute: () =>
     new DomainError("application_key_workspace_route", 403, "API keys cannot call workspace routes; use a dashboard session"),
-  rateLimited: (retryAfterSeconds: number) =>
-    new DomainError("rate_limited", 429, "Too many requests", { retryAfterSeconds }),
 };
 
 export function describeIssues(issues: Issue[]) {

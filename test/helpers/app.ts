@@ -9,6 +9,8 @@ import { type Deps, makeCtx } from "../../src/shared/context";
 import { createTestDatabase, reachablePgUrl } from "./db";
 import { client } from "./http";
 import { EventHub } from "../../src/events/hub";
+import { limitSpecs, RateLimits, storeFor } from "../../src/shared/rate-limit";
+import type { Resolver } from "../../src/webhooks/url-policy";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.worker";
 
 /** One SECRET_KEY for every test process, so two "processes" on one database open each other's sealed secrets. */
@@ -42,6 +44,8 @@ export interface StartOptions {
   redisUrl?: string;
   /** join an existing PostgreSQL database (another TestApp's) instead of creating one: a second "process" */
   databaseUrl?: string;
+  /** DNS stub for webhook URLs (save-time and connect-time checks) */
+  resolver?: Resolver;
 }
 
 export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | null> {
@@ -64,7 +68,8 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
   const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20 });
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
   const hub = new EventHub({ redisUrl: opts.redisUrl });
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config, hub };
+  const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config, hub, limits, resolver: opts.resolver };
   const deliveries = new DeliveryWorker(deps, opts.worker || {});
   if (opts.worker !== false) deliveries.start();
   const app = buildApp(deps, db);
@@ -103,6 +108,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
       await deliveries.stop();
       await app.close();
       await hub.close();
+      await limits.close();
       await db.close();
       await dropDb?.();
     },

@@ -1,0 +1,180 @@
+// One rate limiter for every route that needs one (rate-limiter-flexible): counters live in Redis when REDIS_URL
+// is set, else in the database's UNLOGGED "RateLimit" table (PostgreSQL, or the embedded PGlite through a small
+// shim), so every process sharing the store enforces one limit together. Limits are named; each has a
+// configurable `points/duration` (config.ts RATE_LIMIT_*). A refusal is 429 rate_limited with Retry-After.
+//
+// Buckets: per credential on authenticated routes; failed authentication per IP; the keyless checkout routes per
+// IP and per session; card declines per session and per IP (the card-testing guard). The quote buyer routes and
+// the request endpoint add their buckets to LIMITS and call the same consume().
+import type { PGlite } from "@electric-sql/pglite";
+import Redis from "ioredis";
+import type { Pool } from "pg";
+import { type RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import type { Config } from "../config";
+import { sha256Hex } from "./crypto";
+import { DomainError } from "./errors";
+
+export const LIMITS = {
+  credential: { setting: "RATE_LIMIT_PER_CREDENTIAL", what: "requests per credential" },
+  authFailureIp: { setting: "RATE_LIMIT_AUTH_FAILURES_PER_IP", what: "failed authentications per IP address" },
+  checkoutIp: { setting: "RATE_LIMIT_CHECKOUT_PER_IP", what: "keyless checkout requests per IP address" },
+  checkoutSession: { setting: "RATE_LIMIT_CHECKOUT_PER_SESSION", what: "requests per checkout session" },
+  declineSession: { setting: "RATE_LIMIT_DECLINES_PER_SESSION", what: "declined payments per checkout session" },
+  declineIp: { setting: "RATE_LIMIT_DECLINES_PER_IP", what: "declined payments per IP address" },
+} as const;
+export type LimitName = keyof typeof LIMITS;
+
+export interface LimitSpec {
+  points: number;
+  durationMs: number;
+}
+
+/** What a response reports in RateLimit-Limit / -Remaining / -Reset. */
+export interface LimitState {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export type LimitStore = { kind: "redis"; url: string; namespace: string } | { kind: "pg"; pool: Pool } | { kind: "pglite"; pglite: PGlite };
+
+const TABLE = "RateLimit";
+
+/** PGlite as the library's `client`: object-form query, int8 `expire` as a number, rowCount for SELECTs. */
+function pgliteClient(pglite: PGlite) {
+  return {
+    query: async (q: { text: string; values?: unknown[] }) => {
+      const r = await pglite.query<Record<string, unknown>>(q.text, q.values ?? []);
+      const rows = r.rows.map((row) => (typeof row.expire === "bigint" ? { ...row, expire: Number(row.expire) } : row));
+      return { rows, rowCount: /^\s*select/i.test(q.text) ? rows.length : (r.affectedRows ?? rows.length) };
+    },
+  };
+}
+
+export class RateLimits {
+  private readonly limiters = new Map<LimitName, RateLimiterAbstract>();
+  /** keys refused recently in this process, so a blocked IP is turned away before any work (see blocked()) */
+  private readonly blockedUntil = new Map<string, number>();
+  private readonly redis?: Redis;
+
+  constructor(
+    readonly specs: Record<LimitName, LimitSpec | null>,
+    store: LimitStore,
+  ) {
+    if (store.kind === "redis") this.redis = new Redis(store.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    for (const name of Object.keys(LIMITS) as LimitName[]) {
+      const spec = specs[name];
+      if (!spec) continue;
+      const common = { keyPrefix: name, points: spec.points, duration: Math.ceil(spec.durationMs / 1000) };
+      const limiter =
+        store.kind === "redis"
+          ? new RateLimiterRedis({ ...common, keyPrefix: `${store.namespace}:${name}`, storeClient: this.redis })
+          : new RateLimiterPostgres({
+              ...common,
+              tableName: TABLE,
+              tableCreated: true,
+              clearExpiredByTimeout: name === "credential", // one sweeper per process is enough: they share the table
+              ...(store.kind === "pg" ? { storeClient: store.pool, storeType: "pool" } : { storeClient: pgliteClient(store.pglite), storeType: "client" }),
+            });
+      this.limiters.set(name, limiter);
+    }
+  }
+
+  enabled(name: LimitName) {
+    return this.limiters.has(name);
+  }
+
+  /**
+   * Takes one point from `name`'s bucket for `key`; over the limit it throws 429 rate_limited (and remembers
+   * the refusal in this process until the window ends). Keys are hashed: they may be session ids or addresses.
+   */
+  async consume(name: LimitName, key: string, points = 1): Promise<LimitState | null> {
+    const limiter = this.limiters.get(name);
+    if (!limiter) return null;
+    const k = hashKey(key);
+    try {
+      const res = await limiter.consume(k, points);
+      return stateOf(limiter.points, res);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e; // the store failed: that is a 5xx, not a refusal
+      this.blockedUntil.set(`${name}:${k}`, Date.now() + e.msBeforeNext);
+      throw rateLimited(name, stateOf(limiter.points, e));
+    }
+  }
+
+  /** The bucket's state without taking a point; throws 429 when it is already used up. */
+  async check(name: LimitName, key: string): Promise<LimitState | null> {
+    const limiter = this.limiters.get(name);
+    if (!limiter) return null;
+    this.blocked(name, key);
+    const res = await limiter.get(hashKey(key));
+    if (!res) return { limit: limiter.points, remaining: limiter.points, resetSeconds: limiter.duration };
+    const state = stateOf(limiter.points, res);
+    if (res.consumedPoints >= limiter.points) throw rateLimited(name, state);
+    return state;
+  }
+
+  /**
+   * Free check against this process's memory of recent refusals: a key refused here stays refused until its
+   * window ends, without a store round trip. (Another process learns of the refusal on its own next consume.)
+   */
+  blocked(name: LimitName, key: string) {
+    if (!this.limiters.has(name)) return;
+    const id = `${name}:${hashKey(key)}`;
+    const until = this.blockedUntil.get(id);
+    if (until === undefined) return;
+    const ms = until - Date.now();
+    if (ms <= 0) {
+      this.blockedUntil.delete(id);
+      return;
+    }
+    const limiter = this.limiters.get(name)!;
+    throw rateLimited(name, { limit: limiter.points, remaining: 0, resetSeconds: Math.ceil(ms / 1000) });
+  }
+
+  async close() {
+    this.redis?.disconnect();
+  }
+}
+
+function hashKey(key: string) {
+  return sha256Hex(key).slice(0, 40);
+}
+
+function stateOf(limit: number, res: RateLimiterRes): LimitState {
+  return { limit, remaining: Math.max(0, res.remainingPoints), resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+}
+
+export function rateLimited(name: LimitName, state: LimitState) {
+  return new DomainError("rate_limited", 429, `Too many ${LIMITS[name].what}; retry in ${state.resetSeconds} s`, {
+    limit: name,
+    limitPoints: state.limit,
+    retryAfterSeconds: state.resetSeconds,
+  });
+}
+
+/** RateLimit-* and (on a refusal) Retry-After, for REST responses and the GraphQL HTTP response alike. */
+export function limitHeaders(state: LimitState | null | undefined, refused = false): Record<string, string> {
+  if (!state) return {};
+  return {
+    "RateLimit-Limit": String(state.limit),
+    "RateLimit-Remaining": String(state.remaining),
+    "RateLimit-Reset": String(state.resetSeconds),
+    ...(refused ? { "Retry-After": String(state.resetSeconds) } : {}),
+  };
+}
+
+/** The limits the settings name; "off" (or RATE_LIMITS=off) disables one or all. */
+export function limitSpecs(config: Config): Record<LimitName, LimitSpec | null> {
+  const out = {} as Record<LimitName, LimitSpec | null>;
+  for (const [name, { setting }] of Object.entries(LIMITS) as [LimitName, (typeof LIMITS)[LimitName]][]) {
+    out[name] = config.RATE_LIMITS === "off" ? null : (config[setting] as LimitSpec | null);
+  }
+  return out;
+}
+
+export function storeFor(config: Config, db: { kind: "pg" | "pglite"; pool?: Pool; pglite?: PGlite }, namespace = "rl"): LimitStore {
+  if (config.REDIS_URL) return { kind: "redis", url: config.REDIS_URL, namespace };
+  if (db.kind === "pg") return { kind: "pg", pool: db.pool! };
+  return { kind: "pglite", pglite: db.pglite! };
+}
