@@ -1,11 +1,14 @@
 // Sends due webhook deliveries: claims a batch with FOR UPDATE SKIP LOCKED (safe across processes), posts each
 // signed envelope with a 10 s timeout and no redirects, records the attempt, schedules a retry or dead-letters.
 // At least once: a claim is a lease, so a delivery whose worker died mid-send goes out again after it lapses.
+import { isIP } from "node:net";
+import { Agent, fetch as guardedFetch } from "undici";
 import { envelope } from "../events/events.service";
 import type { Deps } from "../shared/context";
 import { openSecret } from "../shared/secrets";
 import { SIGNING_SECRET_PURPOSE } from "./endpoints.service";
 import { signatureHeader } from "./signature";
+import { BlockedAddressError, guardedLookup, isPrivateAddress, systemResolver } from "./url-policy";
 
 export interface WorkerOptions {
   batchSize?: number;
@@ -30,9 +33,12 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
+  /** Production deliveries connect through this agent: every address it connects to is checked (url-policy.ts). */
+  private readonly guarded: Agent;
 
   constructor(private readonly deps: Deps, opts: WorkerOptions = {}) {
     this.o = { batchSize: 250, leaseMs: 60_000, timeoutMs: 10_000, maxAttempts: 5, idleMs: 30_000, lanes: 2, ...opts };
+    this.guarded = new Agent({ connect: { lookup: guardedLookup(deps.resolver ?? systemResolver) as any } });
   }
 
   /** Runs in the background: woken by every commit that records events, and by a timer for retries. */
@@ -49,6 +55,7 @@ export class DeliveryWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    await this.guarded.close().catch(() => {});
   }
 
   kick() {
@@ -147,17 +154,23 @@ export class DeliveryWorker {
         const rawBody = JSON.stringify(envelope(ev));
         const sealed = ep.previousSecret && ep.previousSecretExpiresAt && ep.previousSecretExpiresAt > at ? [ep.previousSecret, ep.secret] : [ep.secret];
         const secrets = sealed.map((s) => openSecret(this.deps.config, SIGNING_SECRET_PURPOSE, s));
-        return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at);
+        const production = ev.environmentKind === "production";
+        return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at, production);
       }),
     );
     await this.record(outcomes);
     return claimed.length;
   }
 
-  private async send(d: Claimed, url: string, rawBody: string, signature: string, ev: { id: string; type: string }, at: Date): Promise<Outcome> {
+  private async send(d: Claimed, url: string, rawBody: string, signature: string, ev: { id: string; type: string }, at: Date, production: boolean): Promise<Outcome> {
     const started = performance.now();
     try {
-      const res = await fetch(url, {
+      // An IP literal is connected to without a lookup, so it is checked here (the agent checks every name).
+      const literal = new URL(url).hostname.replace(/^\[|\]$/g, "");
+      if (production && isIP(literal) && isPrivateAddress(literal)) throw new BlockedAddressError(literal, literal);
+      const send = production ? (guardedFetch as unknown as typeof fetch) : fetch;
+      const res = await send(url, {
+        ...(production ? ({ dispatcher: this.guarded } as object) : {}),
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -174,7 +187,10 @@ export class DeliveryWorker {
       const ok = res.status >= 200 && res.status < 300;
       return { d, ok, statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, excerpt, ms: Math.round(performance.now() - started), at };
     } catch (e: any) {
-      const error = e?.name === "TimeoutError" ? `timeout after ${this.o.timeoutMs} ms` : String(e?.cause?.code ?? e?.message ?? e).slice(0, 200);
+      const blocked = e instanceof BlockedAddressError ? e : e?.cause instanceof BlockedAddressError ? e.cause : null;
+      const error = blocked
+        ? `blocked_address: ${blocked.message}`.slice(0, 200)
+        : e?.name === "TimeoutError" ? `timeout after ${this.o.timeoutMs} ms` : String(e?.cause?.code ?? e?.message ?? e).slice(0, 200);
       return { d, ok: false, statusCode: null, error, excerpt: null, ms: Math.round(performance.now() - started), at };
     }
   }

@@ -106,7 +106,7 @@ export async function createEndpoint(ctx: Ctx, body: unknown) {
   const input = parseInput(createEndpointInput, body);
   const t = requireTenant(ctx);
   checkEventScopes(ctx, input.enabledEvents);
-  const checkedUrl = await checkWebhookUrl(input.url, p.environment.kind);
+  const checkedUrl = await checkWebhookUrl(input.url, p.environment.kind, ctx.deps.resolver);
   const secret = newSigningSecret();
   const row = await ctx.db.webhookEndpoint.create({
     data: { ...t, url: checkedUrl, enabledEvents: input.enabledEvents, description: input.description ?? null, secret: sealSigningSecret(ctx, secret) },
@@ -136,7 +136,7 @@ export async function updateEndpoint(ctx: Ctx, id: string, body: unknown) {
   // Changing where, whether or what an endpoint receives needs the read scope of every event it will receive,
   // not only of newly listed ones: else a narrower key could point another's endpoint at its own URL.
   checkEventScopes(ctx, input.enabledEvents ?? row.enabledEvents);
-  const checkedUrl = input.url !== undefined ? await checkWebhookUrl(input.url, p.environment.kind) : undefined;
+  const checkedUrl = input.url !== undefined ? await checkWebhookUrl(input.url, p.environment.kind, ctx.deps.resolver) : undefined;
   return ctx.db.webhookEndpoint.update({
     where: { id: row.id },
     data: {

@@ -1,28 +1,53 @@
-// Where a webhook endpoint may point: https in production (http too elsewhere), never at loopback, private
-// or link-local addresses from production (decisions.md part 4).
-import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+// Where a webhook endpoint may point: https in production (http too elsewhere), never at loopback, private,
+// link-local or otherwise non-public addresses from production (decisions.md part 4). Checked twice: when the
+// URL is saved, and again at connect time for every production delivery, against the address the connection
+// actually uses, so a DNS answer that later changes (rebinding) cannot steer a delivery inward.
+// Address classes come from ipaddr.js (the range table Express's proxy-addr relies on), not hand-written lists.
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { DomainError } from "../shared/errors";
 
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) blocked.addSubnet(net, bits, "ipv4");
-// (BlockList already matches IPv4-mapped IPv6 addresses against the IPv4 rules above.)
-for (const [net, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) {
-  blocked.addSubnet(net, bits, "ipv6");
+/** dns.lookup's promise form with { all: true }: every address of a host. Tests inject a stub. */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+
+function publicV4(a: ipaddr.IPv4) {
+  return a.range() === "unicast";
 }
 
-export function isPrivateAddress(ip: string) {
-  const v = isIP(ip);
-  if (v === 0) return false;
-  return blocked.check(ip, v === 4 ? "ipv4" : "ipv6");
+/**
+ * True only for globally routable unicast addresses. IPv6 forms that carry an IPv4 address (IPv4-mapped
+ * ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::a.b.c.d) are judged by the IPv4 address inside, so
+ * `[::127.0.0.1]` and `[64:ff9b::7f00:1]` are loopback; other transition and reserved ranges are refused.
+ */
+export function isPublicAddress(ip: string): boolean {
+  if (!ipaddr.isValid(ip)) return false;
+  const addr = ipaddr.parse(ip);
+  if (addr.kind() === "ipv4") return publicV4(addr as ipaddr.IPv4);
+  const v6 = addr as ipaddr.IPv6;
+  const parts = v6.parts;
+  const embedded = () => ipaddr.fromByteArray(v6.toByteArray().slice(12)) as ipaddr.IPv4;
+  if (parts.slice(0, 6).every((p) => p === 0)) return publicV4(embedded()); // IPv4-compatible ::/96 (incl. ::, ::1)
+  switch (v6.range()) {
+    case "unicast":
+      return true;
+    case "ipv4Mapped":
+      return publicV4(embedded());
+    case "rfc6052":
+      return parts[2] === 0 && parts[3] === 0 && parts[4] === 0 && parts[5] === 0 && publicV4(embedded()); // 64:ff9b::/96 only
+    default:
+      return false;
+  }
 }
+
+export const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
 
 const invalid = (message: string) => new DomainError("invalid_webhook_url", 422, message);
 
-export async function checkWebhookUrl(raw: string, environmentKind: string, resolve = lookup) {
+export async function checkWebhookUrl(raw: string, environmentKind: string, resolve: Resolver = systemResolver) {
   let url: URL;
   try {
     url = new URL(raw);
@@ -42,13 +67,41 @@ export async function checkWebhookUrl(raw: string, environmentKind: string, reso
   if (isIP(host)) addresses = [host];
   else {
     try {
-      addresses = (await resolve(host, { all: true })).map((a) => a.address);
+      addresses = (await resolve(host)).map((a) => a.address);
     } catch {
       throw invalid(`The host ${host} could not be resolved`);
     }
   }
-  if (addresses.some(isPrivateAddress)) {
+  if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
     throw invalid("Production webhook endpoints cannot point at loopback, private or link-local addresses");
   }
   return raw;
+}
+
+/** The error a refused connection reports (recorded as the delivery attempt's error). */
+export class BlockedAddressError extends Error {
+  readonly code = "blocked_address";
+  constructor(host: string, address: string) {
+    super(`${host} resolves to ${address}, which production webhooks may not reach`);
+  }
+}
+
+/**
+ * A `lookup` for net/tls connect options: resolves with `resolve` and fails the connection when any answer is
+ * not a public address. Production deliveries connect through it (delivery.worker.ts).
+ */
+export function guardedLookup(resolve: Resolver) {
+  return (hostname: string, options: { all?: boolean; family?: number | string }, callback: (err: Error | null, address: any, family?: number) => void) => {
+    const literal = hostname.replace(/^\[|\]$/g, "");
+    const answers: Promise<LookupAddress[]> = isIP(literal) ? Promise.resolve([{ address: literal, family: isIP(literal) }]) : resolve(hostname);
+    answers.then(
+      (list) => {
+        const bad = list.find((a) => isPrivateAddress(a.address));
+        if (bad || list.length === 0) return callback(new BlockedAddressError(hostname, bad?.address ?? "no address"), null);
+        if (options?.all) return callback(null, list);
+        callback(null, list[0].address, list[0].family);
+      },
+      (err) => callback(err, null),
+    );
+  };
 }
