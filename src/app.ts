@@ -57,6 +57,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;
       next();
     },
+    rejectMalformedGraphqlJson,
     yoga,
     (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       const de = toDomainError(err);
@@ -124,4 +125,32 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/**
+ * GraphQL requests whose JSON does not parse (the POST body, or the `variables` / `extensions` parameters of a
+ * GET) are 400 invalid_json, as over REST, before Yoga sees them (it answered a GET with a 200 internal_error).
+ */
+function rejectMalformedGraphqlJson(req: express.Request, res: express.Response, next: express.NextFunction) {
+  const refuse = (what: string) =>
+    void res.status(400).json({ errors: [{ message: `${what} is not valid JSON`, extensions: { code: "invalid_json", status: 400 } }] });
+  if (req.method === "GET") {
+    for (const param of ["variables", "extensions"]) {
+      const v = req.query[param];
+      if (v === undefined || v === "") continue;
+      if (typeof v !== "string") return refuse(`The ${param} parameter (given more than once)`);
+      try {
+        JSON.parse(v);
+      } catch {
+        return refuse(`The ${param} parameter`);
+      }
+    }
+  } else if (req.method === "POST" && Buffer.isBuffer(req.body) && /\bjson\b/i.test(req.get("content-type") ?? "")) {
+    try {
+      JSON.parse(req.body.toString("utf8"));
+    } catch {
+      return refuse("The request body");
+    }
+  }
+  next();
 }

@@ -571,6 +571,25 @@ for (const [ml, raw] of MALFORMED_JSON) {
     expectGqlRejected(res, undefined, [400, 415]);
   });
 }
+for (const [ml, raw] of MALFORMED_JSON) {
+  for (const param of ["variables", "extensions"]) {
+    add(`GET /graphql: malformed JSON in ${param} ${ml} -> 400 invalid_json`, async () => {
+      const qs = new URLSearchParams({ query: "{ viewer { type } }", [param]: Buffer.from(raw).toString("latin1") });
+      const res = await call({ method: "GET", path: `/graphql?${qs}`, cred: "key", headers: { accept: "application/json" } });
+      expectGqlRejected(res, ["invalid_json"], [400]);
+    });
+  }
+  add(`POST /graphql: malformed JSON ${ml} -> 400 invalid_json`, async () => {
+    expectGqlRejected(await call({ method: "POST", path: "/graphql", cred: "key", raw }), ["invalid_json"], [400, 415]);
+  });
+}
+add("GET /graphql: variables given twice -> 400 invalid_json; well-formed variables still work", async () => {
+  const twice = await call({ method: "GET", path: `/graphql?query=${encodeURIComponent("{ viewer { type } }")}&variables=%7B%7D&variables=%7B%7D`, cred: "key", headers: { accept: "application/json" } });
+  expectGqlRejected(twice, ["invalid_json"], [400]);
+  const ok = await call({ method: "GET", path: `/graphql?query=${encodeURIComponent("{ viewer { type } }")}&variables=%7B%7D&extensions=%7B%7D`, cred: "key", headers: { accept: "application/json" } });
+  expectStatus(ok, [200]);
+  if (ok.body?.data?.viewer?.type !== "api_key") fail(ok, "expected the viewer");
+});
 for (const nj of NON_OBJECT_JSON) {
   add(`POST /graphql: JSON but not an object ${nj} -> 4xx with errors`, async () => {
     expectGqlRejected(await call({ method: "POST", path: "/graphql", cred: "key", raw: nj }), undefined, [400, 415]);
