@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import Redis from "ioredis";
 import { loadConfig } from "../src/config";
+import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
 import { skipReason, startTestApp, startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 
@@ -210,5 +211,57 @@ describe("two processes share one limit", () => {
     const p = await pair({ redis: true });
     if (!p) return console.warn(skipReason("the two-process limit test"));
     await sharedLimit(p);
+  });
+});
+
+describe("batched credential bucket", () => {
+  let t: TestApp;
+  beforeAll(async () => void (t = (await startTestApp())!));
+  afterAll(() => t?.close());
+
+  const limiter = () =>
+    new RateLimits({ ...limitSpecs(t.deps.config), credential: { points: 1000, durationMs: 60_000 } }, storeFor(t.deps.config, t.db, `b${randomBytes(4).toString("hex")}`));
+  const stored = async () => (await t.deps.prisma.rateLimit.findMany({ where: { key: { startsWith: "credential:" } } })).reduce((n, r) => n + r.points, 0);
+
+  test("one process: exactly the limit is admitted, the store ends with the exact count, and few requests reach the store", async () => {
+    await t.deps.prisma.rateLimit.deleteMany({});
+    const l = limiter();
+    let admitted = 0;
+    let refused = 0;
+    const remaining: number[] = [];
+    for (let i = 0; i < 1100; i++) {
+      try {
+        remaining.push((await l.consume("credential", "key:one"))!.remaining);
+        admitted++;
+      } catch (e: any) {
+        expect(e.code).toBe("rate_limited");
+        refused++;
+      }
+    }
+    expect([admitted, refused]).toEqual([1000, 100]);
+    expect(remaining.at(-1)).toBe(0);
+    expect(remaining.every((r, i) => i === 0 || r < remaining[i - 1])).toBe(true); // counts down, never repeats
+    await l.close();
+    expect(await stored()).toBe(1100);
+  });
+
+  test("two limiters on one store admit at most the limit plus one batch (1%)", async () => {
+    await t.deps.prisma.rateLimit.deleteMany({});
+    const [a, b] = [limiter(), limiter()];
+    let admitted = 0;
+    for (let i = 0; i < 700; i++) {
+      for (const l of [a, b]) {
+        try {
+          await l.consume("credential", "key:shared");
+          admitted++;
+        } catch {
+          /* refused */
+        }
+      }
+    }
+    expect(admitted).toBeGreaterThanOrEqual(1000);
+    expect(admitted).toBeLessThanOrEqual(1010);
+    await Promise.all([a.close(), b.close()]);
+    expect(await stored()).toBe(1400);
   });
 });
