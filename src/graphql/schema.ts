@@ -3,7 +3,10 @@ import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder";
 import "../platform/platform.schema";
 import "../events/events.schema";
+import "../webhooks/webhooks.schema";
+import "../customers/customers.schema";
 import "../carts/carts.schema";
+import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
 import "../orders/orders.schema";
 

@@ -1,0 +1,151 @@
+// Every /api/v1 route has a GraphQL root field over the same service: this table says which, and the test fails
+// when a route is added without one, when a named field is missing from the schema, or when a route is gone.
+import type { GraphQLSchema } from "graphql";
+import { schema } from "../src/graphql/schema";
+import { restRoutes, type RouteInfo } from "../src/rest/routes";
+
+/** "METHOD /path" as restRoutes() lists it -> "Query.field" or "Mutation.field". */
+const GRAPHQL_FOR: Record<string, string> = {
+  // platform
+  "GET /whoami": "Query.viewer",
+  "GET /api-keys": "Query.apiKeys",
+  "POST /api-keys": "Mutation.createApiKey",
+  "DELETE /api-keys/:id": "Mutation.revokeApiKey",
+  "GET /workspaces/:workspaceId/environments": "Query.environments",
+  "POST /workspaces/:workspaceId/environments": "Mutation.createEnvironment",
+  "DELETE /workspaces/:workspaceId/environments/:environmentId": "Mutation.archiveEnvironment",
+  "GET /connectors": "Query.connectors",
+  "GET /connectors/:id": "Query.connector",
+  "POST /connectors": "Mutation.createConnector",
+  "DELETE /connectors/:id": "Mutation.deactivateConnector",
+  // events
+  "GET /events": "Query.events",
+  "GET /events/:id": "Query.event",
+  "GET /event-types": "Query.eventTypes",
+  // webhooks
+  "POST /webhook-endpoints": "Mutation.createWebhookEndpoint",
+  "GET /webhook-endpoints": "Query.webhookEndpoints",
+  "GET /webhook-endpoints/:id": "Query.webhookEndpoint",
+  "PATCH /webhook-endpoints/:id": "Mutation.updateWebhookEndpoint",
+  "DELETE /webhook-endpoints/:id": "Mutation.deleteWebhookEndpoint",
+  "POST /webhook-endpoints/:id/rotate-secret": "Mutation.rotateWebhookEndpointSecret",
+  "GET /webhook-endpoints/:id/deliveries": "Query.webhookDeliveries",
+  "GET /webhook-endpoints/:id/deliveries/:deliveryId": "Query.webhookDelivery",
+  "POST /webhook-endpoints/:id/deliveries/:deliveryId/replay": "Mutation.replayWebhookDelivery",
+  "POST /webhook-endpoints/:id/test": "Mutation.testWebhookEndpoint",
+  // customers
+  "GET /customers/by-external/:externalId": "Query.customerByExternalId",
+  "POST /customers": "Mutation.createCustomer",
+  "GET /customers/:id": "Query.customer",
+  // carts
+  "POST /carts": "Mutation.createCart",
+  "GET /carts/:id": "Query.cart",
+  "PATCH /carts/:id": "Mutation.updateCart",
+  "POST /carts/:id/items": "Mutation.addCartItem",
+  "PATCH /carts/:cartId/items/:id": "Mutation.updateCartItem",
+  "DELETE /carts/:cartId/items/:id": "Mutation.removeCartItem",
+  "POST /carts/:id/shipping": "Mutation.selectCartShipping",
+  "DELETE /carts/:id/shipping": "Mutation.clearCartShipping",
+  "PUT /carts/:id/tax-lines": "Mutation.replaceCartTaxLines",
+  // shipping and tax
+  "GET /shipping-tax/settings": "Query.shippingTaxSettings",
+  "PUT /shipping-tax/settings": "Mutation.replaceShippingTaxSettings",
+  "POST /shipping-tax/carts/:cartId/calculate": "Mutation.calculateCart",
+  // checkout
+  "POST /checkout/sessions": "Mutation.createCheckoutSession",
+  "POST /checkout-sessions/embed-token": "Mutation.createCheckoutEmbedToken",
+  "GET /checkout-sessions/:id/embed-token": "Query.checkoutSessionEmbedToken",
+  "GET /checkout-sessions/:id/payment-methods": "Query.checkoutSessionPaymentMethods",
+  "POST /checkout-sessions/:id/complete": "Mutation.completeCheckoutSession",
+  // orders and payments
+  "GET /orders": "Query.orders",
+  "GET /orders/:id": "Query.order",
+  "GET /orders/:id/payments": "Query.orderPayments",
+  "GET /orders/:id/status-history": "Query.orderStatusHistory",
+  "POST /orders/:id/capture": "Mutation.captureOrder",
+  "GET /payments": "Query.payments",
+  "GET /payments/:id": "Query.payment",
+  "GET /payments/:id/transactions": "Query.paymentTransactions",
+  "POST /payments/:id/capture": "Mutation.capturePayment",
+  "POST /payments/:id/refund": "Mutation.refundPayment",
+  "POST /payments/:id/mark-failed": "Mutation.markPaymentFailed",
+  "POST /test-processor/payments/:id/resolve": "Mutation.resolveTestPayment",
+};
+
+/**
+ * Routes that have no GraphQL counterpart on purpose, each with the reason. Empty: every route today has a
+ * meaning over GraphQL (the browser routes too, keyless like completeCheckoutSession).
+ */
+const NO_GRAPHQL: Record<string, string> = {};
+
+const routeKey = (r: RouteInfo) => `${r.method.toUpperCase()} ${r.path}`;
+
+/** Everything wrong with the table against the routes and the schema; empty when they agree. */
+function parityProblems(routes: RouteInfo[], table: Record<string, string>, allowed: Record<string, string>, s: GraphQLSchema): string[] {
+  const problems: string[] = [];
+  const keys = routes.map(routeKey);
+  const live = new Set(keys);
+  for (const k of keys) {
+    if (!(k in table) && !(k in allowed)) problems.push(`route without GraphQL: ${k}`);
+  }
+  for (const [k, field] of Object.entries(table)) {
+    if (!live.has(k)) problems.push(`table names a route that does not exist: ${k}`);
+    const [root, name] = field.split(".");
+    const type = root === "Query" ? s.getQueryType() : root === "Mutation" ? s.getMutationType() : root === "Subscription" ? s.getSubscriptionType() : null;
+    if (!type || !name || !(name in type.getFields())) problems.push(`field not in the schema: ${field} (for ${k})`);
+  }
+  for (const [k, why] of Object.entries(allowed)) {
+    if (!live.has(k)) problems.push(`allow-list names a route that does not exist: ${k}`);
+    if (k in table) problems.push(`route both mapped and allow-listed: ${k}`);
+    if (!why.trim()) problems.push(`allow-list entry without a reason: ${k}`);
+  }
+  return problems;
+}
+
+const routes = restRoutes();
+
+test("restRoutes() lists the routers' routes, each once", () => {
+  expect(routes.length).toBeGreaterThanOrEqual(56);
+  const keys = routes.map(routeKey);
+  expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+});
+
+test("every REST route has a GraphQL field, every named field exists, every named route exists", () => {
+  expect(parityProblems(routes, GRAPHQL_FOR, NO_GRAPHQL, schema)).toEqual([]);
+});
+
+describe("each check can fail", () => {
+  // Only the problems a doctored input adds, so a broken table fails the test above and not these as well.
+  const baseline = parityProblems(routes, GRAPHQL_FOR, NO_GRAPHQL, schema);
+  const problems = (...args: Parameters<typeof parityProblems>) => parityProblems(...args).filter((p) => !baseline.includes(p));
+  const without = (k: string) => Object.fromEntries(Object.entries(GRAPHQL_FOR).filter(([key]) => key !== k));
+
+  test("a new route missing from the table", () => {
+    const extra: RouteInfo = { method: "post", path: "/carts/:id/merge" };
+    expect(problems([...routes, extra], GRAPHQL_FOR, NO_GRAPHQL, schema)).toEqual(["route without GraphQL: POST /carts/:id/merge"]);
+    expect(problems(routes, without("PATCH /carts/:id"), NO_GRAPHQL, schema)).toEqual(["route without GraphQL: PATCH /carts/:id"]);
+  });
+
+  test("a mapped field the schema does not have", () => {
+    const table = { ...GRAPHQL_FOR, "PATCH /carts/:id": "Mutation.noSuchField", "GET /carts/:id": "Nope.cart" };
+    expect(problems(routes, table, NO_GRAPHQL, schema)).toEqual([
+      "field not in the schema: Nope.cart (for GET /carts/:id)",
+      "field not in the schema: Mutation.noSuchField (for PATCH /carts/:id)",
+    ]);
+    // a Query field named as a Mutation is not the same field
+    expect(problems(routes, { ...GRAPHQL_FOR, "GET /carts/:id": "Mutation.cart" }, NO_GRAPHQL, schema)).toEqual([
+      "field not in the schema: Mutation.cart (for GET /carts/:id)",
+    ]);
+  });
+
+  test("a table or allow-list entry for a route that is gone", () => {
+    const gone = routes.filter((r) => routeKey(r) !== "GET /event-types");
+    expect(problems(gone, GRAPHQL_FOR, NO_GRAPHQL, schema)).toEqual(["table names a route that does not exist: GET /event-types"]);
+    expect(problems(routes, GRAPHQL_FOR, { "GET /gone": "was browser-only" }, schema)).toEqual(["allow-list names a route that does not exist: GET /gone"]);
+  });
+
+  test("an allow-listed route needs a reason, and is not also mapped", () => {
+    expect(problems(routes, without("GET /whoami"), { "GET /whoami": " " }, schema)).toEqual(["allow-list entry without a reason: GET /whoami"]);
+    expect(problems(routes, GRAPHQL_FOR, { "GET /whoami": "because" }, schema)).toEqual(["route both mapped and allow-listed: GET /whoami"]);
+  });
+});
