@@ -11,7 +11,7 @@ export function money(minor: number, currency: string) {
 export function page(nonce: string, title: string, body: string, script = "") {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title>
+<title>${esc(title)}</title><link rel="icon" href="data:,">
 <style nonce="${esc(nonce)}">
   body { font-family: system-ui, sans-serif; max-width: 720px; margin: 2rem auto; padding: 0 1rem; color: #1f2933; }
   table { width: 100%; border-collapse: collapse; margin: 1rem 0; } td, th { padding: .4rem; border-bottom: 1px solid #e4e7eb; text-align: left; }
