@@ -313,6 +313,7 @@ async function main() {
 
   await app.close();
   await hub.close();
+  await limits.close();
   await db.close();
   // pool.end() resolves before the idle sockets are closed; let them go before DROP DATABASE ... WITH (FORCE).
   await new Promise((r) => setTimeout(r, 250));

@@ -56,6 +56,7 @@ async function main() {
     await agenda?.stop();
     await deliveries.stop();
     await deps.hub.close();
+    await deps.limits.close();
     await db.close().catch(() => {});
     clearTimeout(timer);
     process.exit(0);

@@ -20,6 +20,7 @@ import { cliConfig } from "./common";
     console.log(`Base URL    ${result.baseUrl}`);
   }
   await deps.hub.close();
+  await deps.limits.close();
   await db.close();
 })().catch((e) => {
   console.error(e);

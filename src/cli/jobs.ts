@@ -27,6 +27,7 @@ import { cliConfig } from "./common";
   if (cmd === "run") {
     console.log(`${name}: ${await findJob(name!)!.run({ deps, deliveries })}`);
     await deps.hub.close();
+    await deps.limits.close();
     await db.close();
     return;
   }
@@ -37,6 +38,7 @@ import { cliConfig } from "./common";
     await agenda.stop();
     await deliveries.stop();
     await deps.hub.close();
+    await deps.limits.close();
     await db.close();
     process.exit(0);
   };

@@ -82,7 +82,7 @@ export class RateLimits {
     readonly specs: Record<LimitName, LimitSpec | null>,
     store: LimitStore,
   ) {
-    if (store.kind === "redis") this.redis = new Redis(store.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    if (store.kind === "redis") this.redis = new Redis(store.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: true });
     for (const name of Object.keys(LIMITS) as LimitName[]) {
       const spec = specs[name];
       if (!spec) continue;
