@@ -3,7 +3,8 @@
 // in this process. A driver, not a test: it prints figures.
 //   npx tsx bench/checkout.ts                       (PostgreSQL: a fresh database on BENCH_DATABASE_URL or the local default, dropped after)
 //   BENCH_EMBEDDED=1 npx tsx bench/checkout.ts      (embedded PGlite, in memory)
-// Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log.
+// Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log,
+//        BENCH_RATE_LIMITS=off to run without the rate limiter.
 // Phases: warm-up; (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
 // (3) PostgreSQL only: 20 more sequential scenarios with the SQL statement counter read around every request.
 // Statements are counted by wrapping `query` on every pg client the pool connects (installed before the pool's
@@ -117,7 +118,19 @@ async function main() {
   }
   const serverVersion = db.pool ? String((await db.pool.query("SHOW server_version")).rows[0].server_version) : "PGlite 0.5 (in process)";
 
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "" });
+  // The limiter runs (its statements are counted) with limits this load never reaches; BENCH_RATE_LIMITS=off leaves it out.
+  const generous = "1000000000/1m";
+  const config = loadConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "error",
+    DATABASE_URL: created?.url ?? "",
+    RATE_LIMITS: process.env.BENCH_RATE_LIMITS === "off" ? "off" : "on",
+    RATE_LIMIT_PER_CREDENTIAL: generous,
+    RATE_LIMIT_CHECKOUT_PER_IP: generous,
+    RATE_LIMIT_CHECKOUT_PER_SESSION: generous,
+    RATE_LIMIT_DECLINES_PER_SESSION: generous,
+    RATE_LIMIT_DECLINES_PER_IP: generous,
+  });
   const hub = new EventHub();
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
   const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub, limits };

@@ -159,6 +159,13 @@ describe("keyless checkout and the card-testing guard", () => {
     expect(r3.body.errors[0].extensions).toMatchObject({ code: "rate_limited", details: { limit: "declineIp" } });
   });
 
+  test("GraphQL responses carry the credential's RateLimit-* headers", async () => {
+    const g = await gqlViewer(t.url, demo.apiKey);
+    expect(g.status).toBe(200);
+    expect(g.headers.get("ratelimit-limit")).toBe("6000");
+    expect(Number(g.headers.get("ratelimit-remaining"))).toBeLessThan(6000);
+  });
+
   test("a completed session's retry names its order (422 session_not_open with details.orderId)", async () => {
     const id = await openSession(api, demo);
     const done = await api("POST", `checkout-sessions/${id}/complete`, { key: demo.apiKey, body: { paymentMethod: "card", paymentToken: "tok_visa", shippingAddress: ADDRESS } });

@@ -143,8 +143,11 @@ async function findSession(ctx: Ctx, id: string) {
  */
 async function limitBuyer(ctx: Ctx, sessionId: string) {
   const { limits } = ctx.deps;
-  if (!ctx.principal && ctx.ip) reportLimit(ctx, await limits.consume("checkoutIp", ctx.ip));
-  if (z.uuid().safeParse(sessionId).success) reportLimit(ctx, await limits.consume("checkoutSession", sessionId));
+  const states = await Promise.all([
+    !ctx.principal && ctx.ip ? limits.consume("checkoutIp", ctx.ip) : null,
+    z.uuid().safeParse(sessionId).success ? limits.consume("checkoutSession", sessionId) : null,
+  ]);
+  for (const s of states) reportLimit(ctx, s);
 }
 
 /** GET /checkout-sessions/{id}/payment-methods (browser, no key). */
@@ -187,19 +190,19 @@ function notOpen(s: CheckoutSession) {
 
 /**
  * The card-testing guard: a session or (keyless) address with too many declines gets 429 before any new
- * payment row, charge or event; every decline spends a point of both buckets.
+ * payment row, charge or event. Every decline spends a point of both buckets in the shared store; the refusal is
+ * then remembered by the process (no store round trip on a completion's happy path). Another process learns of
+ * it at its own next decline, so across P processes a bucket admits at most P - 1 declines beyond its limit.
  */
-async function checkDeclines(ctx: Ctx, sessionId: string) {
+function checkDeclines(ctx: Ctx, sessionId: string) {
   const { limits } = ctx.deps;
-  await Promise.all([limits.check("declineSession", sessionId), !ctx.principal && ctx.ip ? limits.check("declineIp", ctx.ip) : null]);
+  limits.blocked("declineSession", sessionId);
+  if (!ctx.principal && ctx.ip) limits.blocked("declineIp", ctx.ip);
 }
 
 async function countDecline(ctx: Ctx, sessionId: string) {
   const { limits } = ctx.deps;
-  const spend = (p: Promise<unknown>) => p.catch((e) => {
-    if (!(e instanceof DomainError && e.code === "rate_limited")) throw e; // over now: the next attempt is refused
-  });
-  await Promise.all([spend(limits.consume("declineSession", sessionId)), !ctx.principal && ctx.ip ? spend(limits.consume("declineIp", ctx.ip)) : null]);
+  await Promise.all([limits.spend("declineSession", sessionId), !ctx.principal && ctx.ip ? limits.spend("declineIp", ctx.ip) : null]);
 }
 
 const net30Acceptance = z.strictObject({
@@ -253,7 +256,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (method === "card" && !input.paymentToken) missing.push("paymentToken");
   if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
-  if (method === "card") await checkDeclines(ctx, s0.id);
+  if (method === "card") checkDeclines(ctx, s0.id);
 
   // Single-flight claim.
   // One statement (Prisma would wrap an updateMany in BEGIN/COMMIT).

@@ -177,16 +177,20 @@ export class RateLimits {
     return b.flushing;
   }
 
-  /** The bucket's state without taking a point; throws 429 when it is already used up. */
-  async check(name: LimitName, key: string): Promise<LimitState | null> {
+  /**
+   * Spends a point and, once the bucket is empty, refuses the key in this process for the rest of the window
+   * (no throw for this call: it already happened). For events counted after the fact, such as card declines,
+   * whose next attempt blocked() then turns away without a store round trip.
+   */
+  async spend(name: LimitName, key: string): Promise<void> {
     const limiter = this.limiters.get(name);
-    if (!limiter) return null;
-    this.blocked(name, key);
-    const res = await limiter.get(hashKey(key));
-    if (!res) return { limit: limiter.points, remaining: limiter.points, resetSeconds: limiter.duration };
-    const state = stateOf(limiter.points, res);
-    if (res.consumedPoints >= limiter.points) throw rateLimited(name, state);
-    return state;
+    if (!limiter) return;
+    try {
+      const state = await this.consume(name, key);
+      if (state && state.remaining <= 0) this.blockedUntil.set(`${name}:${hashKey(key)}`, Date.now() + state.resetSeconds * 1000);
+    } catch (e) {
+      if (!(e instanceof DomainError && e.code === "rate_limited")) throw e; // consume() has remembered the refusal
+    }
   }
 
   /**
