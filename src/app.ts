@@ -10,6 +10,7 @@ import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
 import { API_PREFIX, apiRouters } from "./rest/routes";
+import { openapiRouter } from "./openapi/openapi.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
 
@@ -45,6 +46,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(idempotency);
   for (const router of apiRouters()) api.use(router);
   api.use(notFoundHandler);
+  app.use(openapiRouter());
   app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
 

@@ -149,7 +149,7 @@ export function subscribeEvents(ctx: Ctx, requested: string[] | null | undefined
   return whileCredentialLive<Envelope>(ctx, pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter((e: Envelope) => wanted.has(e.type))));
 }
 
-const eventFilters = { type: z.string().min(1).max(100).optional() };
+export const eventFilters = { type: z.string().min(1).max(100).optional() };
 
 export async function listEvents(ctx: Ctx, query: unknown) {
   const p = requirePrincipal(ctx);

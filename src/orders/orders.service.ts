@@ -67,7 +67,7 @@ function displayStatus(o: Order) {
   return `${label[0].toUpperCase()}${label.slice(1)} · ${money}`;
 }
 
-const orderFilters = pageQuery.extend({
+export const orderFilters = pageQuery.extend({
   status: z.enum(ORDER_STATUSES).optional(),
   paymentStatus: z.enum(PAYMENT_STATUSES).optional(),
   q: z.string().trim().min(1).max(200).optional(),

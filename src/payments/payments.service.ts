@@ -113,7 +113,7 @@ export async function paymentTransactions(ctx: Ctx, id: string) {
   return ctx.db.transaction.findMany({ where: { paymentId: p.id }, orderBy: [{ seq: "asc" }] });
 }
 
-const captureInput = z.strictObject({ amount: positiveAmount.optional() });
+export const captureInput = z.strictObject({ amount: positiveAmount.optional() });
 
 /** Captures an authorized payment, fully or partially (Net-N: "mark paid"). */
 export async function capturePayment(ctx: Ctx, id: string, body: unknown) {
@@ -156,7 +156,7 @@ export async function captureOrderPayments(ctx: Ctx, orderId: string) {
   });
 }
 
-const refundInput = z.strictObject({ amount: positiveAmount.optional(), reason: z.string().max(500).optional() });
+export const refundInput = z.strictObject({ amount: positiveAmount.optional(), reason: z.string().max(500).optional() });
 
 /**
  * Refund: the amount is claimed on the row first (refundingAmount), so a concurrent refund of the same payment
@@ -205,7 +205,7 @@ export async function refundPayment(ctx: Ctx, id: string, body: unknown) {
   }
 }
 
-const markFailedInput = z.strictObject({ reason: z.string().trim().min(1).max(500) });
+export const markFailedInput = z.strictObject({ reason: z.string().trim().min(1).max(500) });
 
 export async function markPaymentFailed(ctx: Ctx, id: string, body: unknown) {
   requireScope(ctx, "payments:write");
@@ -222,7 +222,7 @@ export async function markPaymentFailed(ctx: Ctx, id: string, body: unknown) {
   });
 }
 
-const resolveInput = z.strictObject({ outcome: z.enum(["authorized", "captured", "failed"]) });
+export const resolveInput = z.strictObject({ outcome: z.enum(["authorized", "captured", "failed"]) });
 
 /** POST /test-processor/payments/{id}/resolve (non-production only): settles a 3-D Secure payment. */
 export async function resolveTestPayment(ctx: Ctx, id: string, body: unknown) {
@@ -239,7 +239,7 @@ export async function resolveTestPayment(ctx: Ctx, id: string, body: unknown) {
 }
 
 const AGING = { "0_30": [0, 30], "31_60": [31, 60], "61_90": [61, 90], "90_plus": [91, 100_000] } as const;
-const paymentFilters = pageQuery.extend({
+export const paymentFilters = pageQuery.extend({
   method: z.string().min(1).max(40).optional(),
   status: z.union([z.string(), z.array(z.string())]).optional().transform((s) => (s === undefined ? undefined : Array.isArray(s) ? s : [s])),
   order_id: z.uuid().optional(),

@@ -1,4 +1,6 @@
-// A tiny REST client for e2e tests: returns status, headers and parsed body.
+// A tiny REST client for e2e tests: returns status, headers and parsed body. Every /api/v1 response is checked
+// against the OpenAPI document (./openapi.ts); `validate: false` opts out for deliberate garbage.
+import { assertDocumented } from "./openapi";
 export interface Cred {
   key?: string;
   token?: string;
@@ -12,7 +14,7 @@ export interface Res<T = any> {
 }
 
 export function client(base: string) {
-  return async function call<T = any>(method: string, path: string, opts: Cred & { body?: unknown; raw?: string; idem?: string } = {}): Promise<Res<T>> {
+  return async function call<T = any>(method: string, path: string, opts: Cred & { body?: unknown; raw?: string; idem?: string; validate?: boolean } = {}): Promise<Res<T>> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers["x-api-key"] = opts.key;
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -28,6 +30,11 @@ export function client(base: string) {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       /* not JSON */
+    }
+    const apiPath = path.startsWith("/") ? (path.startsWith("/api/v1/") ? path.slice("/api/v1".length) : null) : `/${path}`;
+    const isJson = (res.headers.get("content-type") ?? "").includes("json");
+    if (apiPath !== null && opts.validate !== false && (isJson || res.status === 204)) {
+      assertDocumented(method, apiPath, res.status, res.status === 204 ? null : parsed);
     }
     return { status: res.status, headers: res.headers, body: parsed };
   };

@@ -1,0 +1,163 @@
+// The OpenAPI 3.1 document of /api/v1, generated (zod-to-openapi) from the zod schemas the routes validate with
+// and the response schemas of ./schemas.ts. Paths are relative to the server URL /api/v1, so each key matches a
+// route of restRoutes() (src/rest/routes.ts) with `:id` written `{id}`; test/openapi.test.ts holds them equal.
+import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { addItemInput, updateItemInput } from "../carts/cart-items.service";
+import { createCartInput, replaceTaxLinesInput, selectShippingInput, updateCartInput } from "../carts/carts.service";
+import { completeInput, createSessionInput, embedTokenInput } from "../checkout/checkout.service";
+import { createCustomerInput } from "../customers/customers.service";
+import { eventFilters } from "../events/events.service";
+import { orderFilters } from "../orders/orders.service";
+import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
+import { createApiKeyInput } from "../platform/api-keys.service";
+import { createConnectorInput } from "../platform/connectors.service";
+import { createEnvironmentInput, listEnvironmentsQuery } from "../platform/environments.service";
+import { pageQuery } from "../shared/pagination";
+import { calculateInput, settingsInput } from "../shipping-tax/shipping-tax.service";
+import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput } from "../webhooks/endpoints.service";
+import * as S from "./schemas";
+
+type Method = RouteConfig["method"];
+type Params = Record<string, string>;
+interface Op {
+  summary: string;
+  tag: string;
+  /** keyless routes (the checkout session id is the handle) */
+  keyless?: boolean;
+  params?: Params;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** status -> response data schema (wrapped in { data }); null: no body */
+  ok: [number, z.ZodType | null, "page"?];
+  /** extra `meta` beside data */
+  meta?: z.ZodType;
+}
+
+const uuidParam = (what: string) => z.string().meta({ description: `${what} id`, format: "uuid" });
+
+const rateLimitHeaders = {
+  "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" as const } },
+  "RateLimit-Limit": { description: "Points in the bucket's window", schema: { type: "integer" as const } },
+  "RateLimit-Remaining": { description: "Points left (0 on a refusal)", schema: { type: "integer" as const } },
+  "RateLimit-Reset": { description: "Seconds until the window resets", schema: { type: "integer" as const } },
+};
+
+function register(reg: OpenAPIRegistry, method: Method, path: string, op: Op) {
+  const params = Object.fromEntries(Object.entries(op.params ?? {}).map(([k, what]) => [k, uuidParam(what)]));
+  const data = op.ok[1];
+  const okSchema =
+    data === null ? null : op.ok[2] === "page" ? z.object({ data: z.array(data), meta: S.PageMeta }) : z.object({ data, ...(op.meta ? { meta: op.meta } : {}) });
+  const error = { content: { "application/json": { schema: S.ErrorBody } } };
+  reg.registerPath({
+    method,
+    path,
+    summary: op.summary,
+    tags: [op.tag],
+    security: op.keyless ? [] : [{ apiKey: [] }, { dashboardSession: [] }],
+    request: {
+      ...(Object.keys(params).length ? { params: z.object(params) } : {}),
+      ...(op.query ? { query: op.query } : {}),
+      ...(method === "post" ? { headers: z.object({ "Idempotency-Key": z.string().min(1).max(255).optional().meta({ description: "Replays the first response for 24 h (per credential); secrets come back null" }) }) } : {}),
+      ...(op.body ? { body: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
+    },
+    responses: {
+      [op.ok[0]]: okSchema
+        ? { description: "Success", headers: op.keyless ? {} : { "RateLimit-Limit": rateLimitHeaders["RateLimit-Limit"], "RateLimit-Remaining": rateLimitHeaders["RateLimit-Remaining"], "RateLimit-Reset": rateLimitHeaders["RateLimit-Reset"] }, content: { "application/json": { schema: okSchema } } }
+        : { description: "Success, no body" },
+      429: { description: "rate_limited", headers: rateLimitHeaders, ...error },
+      default: { description: "An error: the code and status are the specification's", ...error },
+    },
+  });
+}
+
+function registerAll(reg: OpenAPIRegistry) {
+  const r = (method: Method, path: string, op: Op) => register(reg, method, path, op);
+  const id = { id: "The resource's" };
+  // platform
+  r("get", "/whoami", { tag: "platform", summary: "The calling credential", ok: [200, S.Whoami] });
+  r("get", "/api-keys", { tag: "platform", summary: "Active API keys of the environment (never the raw key)", query: pageQuery, ok: [200, S.ApiKey, "page"] });
+  r("post", "/api-keys", { tag: "platform", summary: "Mint a key (dashboard session; X-Service-Environment-Id names the environment)", body: createApiKeyInput, ok: [201, S.CreatedApiKey] });
+  r("delete", "/api-keys/{id}", { tag: "platform", summary: "Revoke a key", params: id, ok: [204, null] });
+  r("get", "/workspaces/{workspaceId}/environments", { tag: "platform", summary: "The workspace's environments", params: { workspaceId: "Workspace" }, query: listEnvironmentsQuery, ok: [200, z.array(S.Environment)] });
+  r("post", "/workspaces/{workspaceId}/environments", { tag: "platform", summary: "Create a custom environment", params: { workspaceId: "Workspace" }, body: createEnvironmentInput, ok: [201, S.Environment] });
+  r("delete", "/workspaces/{workspaceId}/environments/{environmentId}", { tag: "platform", summary: "Archive a custom environment", params: { workspaceId: "Workspace", environmentId: "Environment" }, ok: [200, S.Environment] });
+  r("get", "/connectors", { tag: "platform", summary: "Payment connectors", query: pageQuery, ok: [200, S.Connector, "page"] });
+  r("get", "/connectors/{id}", { tag: "platform", summary: "A connector", params: id, ok: [200, S.Connector] });
+  r("post", "/connectors", { tag: "platform", summary: "Connect a payment method", body: createConnectorInput, ok: [201, S.Connector] });
+  r("delete", "/connectors/{id}", { tag: "platform", summary: "Deactivate a connector", params: id, ok: [200, S.Connector] });
+  // events and webhooks
+  r("get", "/events", { tag: "events", summary: "The event log, newest first", query: pageQuery.extend(eventFilters), ok: [200, S.Event, "page"] });
+  r("get", "/events/{id}", { tag: "events", summary: "An event", params: id, ok: [200, S.Event] });
+  r("get", "/event-types", { tag: "events", summary: "Event types with trigger, data keys and an example", ok: [200, z.array(S.EventType)], meta: z.object({ conventions: z.record(z.string(), z.unknown()) }) });
+  r("post", "/webhook-endpoints", { tag: "webhooks", summary: "Create an endpoint; its signing secret is shown once", body: createEndpointInput, ok: [201, S.WebhookEndpointWithSecret] });
+  r("get", "/webhook-endpoints", { tag: "webhooks", summary: "Endpoints (never the secret)", ok: [200, z.array(S.WebhookEndpoint)] });
+  r("get", "/webhook-endpoints/{id}", { tag: "webhooks", summary: "An endpoint", params: id, ok: [200, S.WebhookEndpoint] });
+  r("patch", "/webhook-endpoints/{id}", { tag: "webhooks", summary: "Change url, events, isActive or description", params: id, body: updateEndpointInput, ok: [200, S.WebhookEndpoint] });
+  r("delete", "/webhook-endpoints/{id}", { tag: "webhooks", summary: "Delete an endpoint (pending deliveries are dead-lettered)", params: id, ok: [204, null] });
+  r("post", "/webhook-endpoints/{id}/rotate-secret", { tag: "webhooks", summary: "New signing secret (shown once); the old one signs during graceSeconds", params: id, body: rotateInput.partial(), ok: [200, S.WebhookEndpointWithSecret] });
+  r("get", "/webhook-endpoints/{id}/deliveries", { tag: "webhooks", summary: "Deliveries, newest first (offset paging)", params: id, query: deliveriesQuery, ok: [200, z.array(S.WebhookDelivery)], meta: z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() }) });
+  r("get", "/webhook-endpoints/{id}/deliveries/{deliveryId}", { tag: "webhooks", summary: "A delivery with its attempts", params: { id: "Endpoint", deliveryId: "Delivery" }, ok: [200, S.WebhookDeliveryWithAttempts] });
+  r("post", "/webhook-endpoints/{id}/deliveries/{deliveryId}/replay", { tag: "webhooks", summary: "Send a dead letter again (same event id and payload)", params: { id: "Endpoint", deliveryId: "Delivery" }, ok: [202, S.WebhookDelivery] });
+  r("post", "/webhook-endpoints/{id}/test", { tag: "webhooks", summary: "Send a signed webhook.ping", params: id, ok: [202, S.WebhookDelivery] });
+  // customers
+  r("get", "/customers/by-external/{externalId}", { tag: "customers", summary: "A customer by your id", params: { externalId: "Your" }, ok: [200, S.Customer] });
+  r("post", "/customers", { tag: "customers", summary: "Create a customer", body: createCustomerInput, ok: [201, S.Customer] });
+  r("get", "/customers/{id}", { tag: "customers", summary: "A customer", params: id, ok: [200, S.Customer] });
+  // carts
+  r("post", "/carts", { tag: "carts", summary: "Create a cart", body: createCartInput, ok: [201, S.Cart] });
+  r("get", "/carts/{id}", { tag: "carts", summary: "A cart with lines and totals", params: id, ok: [200, S.Cart] });
+  r("patch", "/carts/{id}", { tag: "carts", summary: "Change customer, addresses, notes, metadata (null clears)", params: id, body: updateCartInput, ok: [200, S.Cart] });
+  r("post", "/carts/{id}/items", { tag: "carts", summary: "Add a line", params: id, body: addItemInput, ok: [201, S.CartLineItem] });
+  r("patch", "/carts/{cartId}/items/{id}", { tag: "carts", summary: "Change a line", params: { cartId: "Cart", id: "Line item" }, body: updateItemInput, ok: [200, S.CartLineItem] });
+  r("delete", "/carts/{cartId}/items/{id}", { tag: "carts", summary: "Remove a line", params: { cartId: "Cart", id: "Line item" }, ok: [204, null] });
+  r("post", "/carts/{id}/shipping", { tag: "carts", summary: "Select a shipping rate", params: id, body: selectShippingInput, ok: [200, S.Cart] });
+  r("delete", "/carts/{id}/shipping", { tag: "carts", summary: "Clear the shipping selection", params: id, ok: [200, S.Cart] });
+  r("put", "/carts/{id}/tax-lines", { tag: "carts", summary: "Replace the cart-level tax lines", params: id, body: replaceTaxLinesInput, ok: [200, S.Cart] });
+  // shipping and tax
+  r("get", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Flat rates and the tax table", ok: [200, S.ShippingTaxSettings] });
+  r("put", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Replace flat rates and the tax table", body: settingsInput, ok: [200, S.ShippingTaxSettings] });
+  r("post", "/shipping-tax/carts/{cartId}/calculate", { tag: "shipping-tax", summary: "Shipping methods, tax lines and totals for a cart (body errors are 400)", params: { cartId: "Cart" }, body: calculateInput, ok: [200, S.Calculation] });
+  // checkout
+  r("post", "/checkout/sessions", { tag: "checkout", summary: "Open a checkout session for a cart", body: createSessionInput, ok: [201, S.CheckoutSession] });
+  r("post", "/checkout-sessions/embed-token", { tag: "checkout", summary: "A one-line cart, its session and an embed token (shown once)", body: embedTokenInput, ok: [201, S.EmbedSession] });
+  r("get", "/checkout-sessions/{id}/embed-token", { tag: "checkout", keyless: true, summary: "A fresh embed token for the embedded page (browser, no key)", params: id, ok: [200, S.SessionEmbedToken] });
+  r("get", "/checkout-sessions/{id}/payment-methods", { tag: "checkout", keyless: true, summary: "The session's payment methods (browser, no key)", params: id, ok: [200, S.SessionPaymentMethods] });
+  r("post", "/checkout-sessions/{id}/complete", { tag: "checkout", keyless: true, summary: "Complete the session: one order, one payment (browser, no key; rate limited per IP and session, declines capped)", params: id, body: completeInput, ok: [200, S.Completion] });
+  // orders
+  r("get", "/orders", { tag: "orders", summary: "Orders, newest first", query: orderFilters, ok: [200, S.Order, "page"] });
+  r("get", "/orders/{id}", { tag: "orders", summary: "An order with captured and refunded amounts", params: id, ok: [200, S.Order] });
+  r("get", "/orders/{id}/payments", { tag: "orders", summary: "The order's payments", params: id, ok: [200, z.array(S.Payment)] });
+  r("get", "/orders/{id}/status-history", { tag: "orders", summary: "Status changes, oldest first", params: id, ok: [200, z.array(S.StatusChange)] });
+  r("post", "/orders/{id}/capture", { tag: "orders", summary: "Capture every authorized payment in full", params: id, ok: [200, S.Order] });
+  // payments
+  r("get", "/payments", { tag: "payments", summary: "Payments, newest first", query: paymentFilters, ok: [200, S.Payment, "page"] });
+  r("get", "/payments/{id}", { tag: "payments", summary: "A payment", params: id, ok: [200, S.Payment] });
+  r("get", "/payments/{id}/transactions", { tag: "payments", summary: "The payment's transactions, oldest first", params: id, ok: [200, z.array(S.Transaction)] });
+  r("post", "/payments/{id}/capture", { tag: "payments", summary: "Capture (Net-N: mark paid)", params: id, body: captureInput, ok: [200, S.Payment] });
+  r("post", "/payments/{id}/refund", { tag: "payments", summary: "Refund all or part of what was captured", params: id, body: refundInput, ok: [200, S.Payment] });
+  r("post", "/payments/{id}/mark-failed", { tag: "payments", summary: "Mark a pending or processing payment failed", params: id, body: markFailedInput, ok: [200, S.Payment] });
+  r("post", "/test-processor/payments/{id}/resolve", { tag: "payments", summary: "Resolve a test-processor payment awaiting 3-D Secure (non-production)", params: id, body: resolveInput, ok: [200, S.Payment] });
+}
+
+let cached: ReturnType<OpenApiGeneratorV31["generateDocument"]> | null = null;
+
+/** The document, built once per process. */
+export function openApiDocument() {
+  if (cached) return cached;
+  const reg = new OpenAPIRegistry();
+  reg.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "X-API-Key", description: "A secret key (sk_…)" });
+  reg.registerComponent("securitySchemes", "dashboardSession", { type: "http", scheme: "bearer", description: "A dashboard session token (dst_…)" });
+  registerAll(reg);
+  cached = new OpenApiGeneratorV31(reg.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Quote-to-cash API",
+      version: "1",
+      description:
+        "REST adapter of the quote-to-cash commerce API. Bodies are JSON; every list is { data, meta.pagination }; every error is { error: { code, message, status, details? } }. GraphQL at /graphql exposes the same operations.",
+    },
+    servers: [{ url: "/api/v1" }],
+  });
+  return cached;
+}

@@ -1,0 +1,270 @@
+// Response shapes of /api/v1 for the OpenAPI document: one zod schema per view function (the views in the
+// services are the source of truth; test/helpers/http.ts validates every response of the contract tests against
+// the document, so a view that drifts from its schema fails the suite). Request schemas are the services' own.
+import { z } from "zod";
+
+const id = z.uuid();
+const ts = z.iso.datetime();
+const money = z.number().int();
+const json = z.unknown();
+const nullable = <T extends z.ZodType>(s: T) => s.nullable();
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: "stable machine-readable code (the specification's)" }),
+      message: z.string(),
+      status: z.number().int(),
+      details: z.record(z.string(), json).optional(),
+    }),
+  })
+  .meta({ id: "Error", description: "Every 4xx/5xx: 422 validation_error carries details.issues [{ path, message }]; 429 rate_limited carries details.retryAfterSeconds" });
+
+export const PageMeta = z.object({ pagination: z.object({ cursor: z.string().nullable(), hasMore: z.boolean() }) }).meta({ id: "PageMeta" });
+
+export const Whoami = z
+  .object({
+    type: z.enum(["api_key", "clerk_jwt"]),
+    scopes: z.array(z.string()),
+    workspace: z.object({ id, name: z.string(), slug: z.string() }),
+    application: z.object({ id, name: z.string(), slug: z.string(), currency: z.string() }).nullable(),
+    environment: z.object({ id, slug: z.string(), kind: z.string(), providerEnvironment: z.string() }),
+    apiKey: z.object({ id, name: z.string(), keyPrefix: z.string() }).nullable(),
+    member: z.object({ id, email: z.string(), workspaceRole: z.string().nullable() }).optional(),
+  })
+  .meta({ id: "Whoami" });
+
+export const ApiKey = z
+  .object({ id, name: z.string(), type: z.enum(["secret", "publishable"]), scopes: z.array(z.string()), keyPrefix: z.string(), applicationId: id, environmentId: id, createdAt: ts })
+  .meta({ id: "ApiKey" });
+export const CreatedApiKey = ApiKey.extend({
+  rawKey: z.string().nullable().meta({ description: "The key, shown once. null when an Idempotency-Key replay returns the stored response: secrets are never stored." }),
+}).meta({ id: "CreatedApiKey" });
+
+export const Environment = z
+  .object({ id, workspaceId: id, slug: z.string(), name: z.string(), kind: z.string(), providerEnvironment: z.string(), status: z.string(), isSystem: z.boolean(), createdAt: ts, archivedAt: ts.nullable() })
+  .meta({ id: "Environment" });
+
+export const Connector = z
+  .object({ id, kind: z.enum(["card", "invoice_terms"]), provider: z.string(), status: z.enum(["active", "inactive"]), applicationId: id, environmentId: id, createdAt: ts })
+  .meta({ id: "Connector" });
+
+export const Event = z
+  .object({ id, type: z.string(), version: z.string(), workspaceId: id, environmentId: id, environmentKind: z.string().optional(), createdAt: ts, data: json })
+  .meta({ id: "Event", description: "The event envelope; ignore unknown keys" });
+
+export const EventType = z
+  .object({ type: z.string(), readScope: z.string(), subscribable: z.boolean(), trigger: z.string(), dataShape: z.string(), requiredDataKeys: z.array(z.string()), example: Event })
+  .meta({ id: "EventType" });
+
+export const WebhookEndpoint = z
+  .object({
+    id,
+    url: z.string(),
+    description: z.string().nullable(),
+    enabledEvents: z.array(z.string()),
+    isActive: z.boolean(),
+    applicationId: id,
+    environmentId: id,
+    previousSecretExpiresAt: ts.nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "WebhookEndpoint" });
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  secret: z.string().nullable().meta({ description: "The whsec_ signing secret, shown once. null when an Idempotency-Key replay returns the stored response." }),
+}).meta({ id: "WebhookEndpointWithSecret" });
+
+export const WebhookDelivery = z
+  .object({
+    id,
+    endpointId: id,
+    eventId: id,
+    eventType: z.string().optional(),
+    status: z.enum(["pending", "retrying", "succeeded", "dead_letter"]),
+    attempts: z.number().int(),
+    nextAttemptAt: ts.nullable(),
+    lastAttemptAt: ts.nullable(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    succeededAt: ts.nullable(),
+    createdAt: ts,
+  })
+  .meta({ id: "WebhookDelivery" });
+export const WebhookDeliveryWithAttempts = WebhookDelivery.extend({
+  attemptLog: z.array(
+    z.object({ number: z.number().int(), statusCode: z.number().int().nullable(), error: z.string().nullable(), responseExcerpt: z.string().nullable(), durationMs: z.number().int(), at: ts }),
+  ),
+}).meta({ id: "WebhookDeliveryWithAttempts" });
+
+export const Customer = z
+  .object({ id, externalId: z.string().nullable(), email: z.string().nullable(), metadata: json, company: z.string().nullable(), name: z.string().nullable(), phone: z.string().nullable(), createdAt: ts })
+  .meta({ id: "Customer" });
+
+const lineFields = {
+  id,
+  type: z.string(),
+  referenceId: z.string().nullable(),
+  name: z.string(),
+  description: z.string().nullable(),
+  unitPrice: money,
+  quantity: z.number().int(),
+  taxAmount: money,
+  discountAmount: money,
+  imageUrl: z.string().nullable(),
+  requiresShipping: z.boolean(),
+  metadata: json,
+  total: money,
+};
+export const CartLineItem = z.object(lineFields).meta({ id: "CartLineItem" });
+
+const totals = { subtotal: money, discountTotal: money, shippingTotal: money, taxTotal: money, total: money };
+export const Totals = z.object(totals).meta({ id: "Totals" });
+
+export const ShippingRate = z
+  .object({ methodId: z.string(), displayName: z.string(), rateAmount: money, carrier: z.string().nullish(), serviceCode: z.string().nullish(), estimatedDeliveryDays: z.number().int().nullish() })
+  .meta({ id: "ShippingRate" });
+export const TaxLine = z.object({ name: z.string(), amount: money }).passthrough().meta({ id: "TaxLine" });
+
+export const Cart = z
+  .object({
+    id,
+    status: z.enum(["open", "checkout", "converted", "abandoned"]),
+    currency: z.string(),
+    applicationId: id,
+    customerId: id.nullable(),
+    customerEmail: z.string().nullable(),
+    externalCartId: z.string().nullable(),
+    lineItems: z.array(CartLineItem),
+    ...totals,
+    appliedDiscount: json,
+    selectedShipping: nullable(ShippingRate),
+    taxLines: z.array(TaxLine),
+    shippingAddress: json,
+    billingAddress: json,
+    notes: z.string().nullable(),
+    metadata: json,
+    expiresAt: ts.nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "Cart" });
+
+export const ShippingTaxSettings = z
+  .object({ flatRates: z.array(ShippingRate), taxRates: z.record(z.string(), json), updatedAt: ts.nullable() })
+  .meta({ id: "ShippingTaxSettings" });
+
+export const Calculation = z
+  .object({
+    snapshotId: z.string(),
+    shipping: z.object({ methods: z.array(ShippingRate), selectedMethod: nullable(ShippingRate) }),
+    tax: z.object({ lines: z.array(TaxLine) }),
+    totals: Totals,
+  })
+  .meta({ id: "Calculation" });
+
+export const CheckoutSession = z
+  .object({
+    id,
+    status: z.enum(["open", "completed", "expired", "cancelled"]),
+    cartId: id,
+    hostedUrl: z.string(),
+    embedUrl: z.string(),
+    allowedMethods: z.array(z.string()),
+    collect: z.object({ shippingAddress: z.boolean(), billingAddress: z.boolean() }),
+    customerEmail: z.string().nullable(),
+    returnUrl: z.string(),
+    cancelUrl: z.string(),
+    paymentTerms: z.object({ netN: z.number().int().nullable() }),
+    metadata: json,
+    orderId: id.nullable(),
+    paymentId: id.nullable(),
+    expiresAt: ts,
+    completedAt: ts.nullable(),
+    createdAt: ts,
+  })
+  .meta({ id: "CheckoutSession" });
+
+export const EmbedSession = z
+  .object({
+    checkoutSessionId: id,
+    embedToken: z.string().nullable().meta({ description: "emb_… shown once; null on an Idempotency-Key replay" }),
+    expiresAt: ts,
+    hostedUrl: z.string(),
+    embedUrl: z.string(),
+  })
+  .meta({ id: "EmbedSession" });
+export const SessionEmbedToken = z
+  .object({ embedToken: z.string(), expiresAt: ts, amount: money, currency: z.string(), environment: z.string() })
+  .meta({ id: "SessionEmbedToken" });
+export const SessionPaymentMethods = z
+  .object({
+    methods: z.array(z.object({ method: z.string(), displayName: z.string(), connectorId: id })),
+    unavailableReason: z.object({ code: z.string(), message: z.string() }).optional(),
+  })
+  .meta({ id: "SessionPaymentMethods" });
+export const Completion = z.object({ orderId: id, paymentId: id, paymentStatus: z.string() }).meta({ id: "CheckoutCompletion" });
+
+export const Payment = z
+  .object({
+    id,
+    orderId: id.nullable(),
+    status: z.string(),
+    amount: money,
+    currency: z.string(),
+    method: z.string(),
+    processor: z.string(),
+    authorizedAmount: money,
+    capturedAmount: money,
+    refundedAmount: money,
+    error: z.object({ code: z.string(), message: z.string().nullable() }).nullable(),
+    disputed: z.boolean(),
+    disputeReason: z.string().nullable(),
+    disputeOpenedAt: ts.nullable(),
+    net_n: z.number().int().nullable(),
+    netNSource: z.string().nullable(),
+    metadata: json,
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "Payment" });
+
+export const Transaction = z
+  .object({ id, paymentId: id, type: z.string(), status: z.string(), amount: money, currency: z.string(), createdAt: ts })
+  .meta({ id: "Transaction" });
+
+export const Order = z
+  .object({
+    id,
+    status: z.string(),
+    paymentStatus: z.string(),
+    displayStatus: z.string(),
+    currency: z.string(),
+    customerId: id.nullable(),
+    email: z.string().nullable(),
+    checkoutSessionId: id.nullable(),
+    cartId: id.nullable(),
+    lineItems: z.array(z.object(lineFields)),
+    ...totals,
+    compAmount: money,
+    fulfillmentSummary: z.object({ itemsTotal: z.number().int(), itemsFulfilled: z.number().int(), itemsRemaining: z.number().int() }),
+    shippingAddress: json,
+    billingAddress: json,
+    selectedShipping: json,
+    notes: z.string().nullable(),
+    metadata: json,
+    onHold: z.boolean(),
+    holdReason: z.string().nullable(),
+    heldAt: ts.nullable(),
+    heldBy: z.string().nullable(),
+    subscriptionId: z.string().nullable(),
+    capturedAmount: money.optional().meta({ description: "single-order reads only" }),
+    refundedAmount: money.optional().meta({ description: "single-order reads only" }),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "Order" });
+
+export const StatusChange = z
+  .object({ fromStatus: z.string().nullable(), toStatus: z.string(), actorType: z.string(), actorId: z.string().nullable(), reason: z.string().nullable(), source: z.string(), createdAt: ts })
+  .meta({ id: "OrderStatusChange" });
