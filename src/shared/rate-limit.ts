@@ -101,10 +101,6 @@ export class RateLimits {
     }
   }
 
-  enabled(name: LimitName) {
-    return this.limiters.has(name);
-  }
-
   /**
    * Takes one point from `name`'s bucket for `key`; over the limit it throws 429 rate_limited (and remembers
    * the refusal in this process until the window ends). Keys are hashed: they may be session ids or addresses.
@@ -126,11 +122,20 @@ export class RateLimits {
       return stateOf(limiter.points, res);
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e; // the store failed: that is a 5xx, not a refusal
-      this.blockedUntil.set(`${name}:${k}`, Date.now() + e.msBeforeNext);
+      this.block(`${name}:${k}`, e.msBeforeNext);
       const batch = this.batches.get(`${name}:${k}`);
       if (batch) batch.known = { consumed: e.consumedPoints, resetAt: Date.now() + e.msBeforeNext };
       throw rateLimited(name, stateOf(limiter.points, e));
     }
+  }
+
+  /** Remembers a refusal until its window ends; expired ones are forgotten once the memory grows. */
+  private block(id: string, ms: number) {
+    if (this.blockedUntil.size >= 10_000) {
+      const now = Date.now();
+      for (const [k, until] of this.blockedUntil) if (until <= now) this.blockedUntil.delete(k);
+    }
+    this.blockedUntil.set(id, Date.now() + ms);
   }
 
   /** Forgets batches whose window ended with nothing pending; true once there is room for another. */
@@ -187,7 +192,7 @@ export class RateLimits {
     if (!limiter) return;
     try {
       const state = await this.consume(name, key);
-      if (state && state.remaining <= 0) this.blockedUntil.set(`${name}:${hashKey(key)}`, Date.now() + state.resetSeconds * 1000);
+      if (state && state.remaining <= 0) this.block(`${name}:${hashKey(key)}`, state.resetSeconds * 1000);
     } catch (e) {
       if (!(e instanceof DomainError && e.code === "rate_limited")) throw e; // consume() has remembered the refusal
     }
