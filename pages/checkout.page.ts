@@ -2,6 +2,7 @@
 // renders the session's cart, and its form posts to POST /api/v1/checkout-sessions/{id}/complete.
 import { Router } from "express";
 import { sessionForBuyer } from "../src/checkout/checkout.service";
+import { addressSchema } from "../src/shared/address";
 import { refusedState } from "../src/rest/http";
 import { makeCtx, type Deps } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
@@ -40,11 +41,14 @@ export function checkoutPages(deps: Deps) {
       .filter(([, v]) => v !== 0)
       .map(([k, v]) => `<tr><td colspan="2">${esc(k)}</td><td class="num">${esc(money(Number(v), cart.currency))}</td></tr>`).join("");
     const methodInputs = methods.map((m, i) => `<label><input type="radio" name="paymentMethod" value="${esc(m.method)}"${i === 0 ? " checked" : ""}> ${esc(m.displayName)}</label>`).join("");
+    // Every field of the canonical address (src/shared/address.ts), so nothing the cart holds is lost on the way.
     const addr = (p: string, a: any) => `
-      <label>Address <input type="text" name="${p}.addressLine1" value="${esc(a?.addressLine1)}" required></label>
-      <label>City <input type="text" name="${p}.city" value="${esc(a?.city)}" required></label>
-      <label>Postal code <input type="text" name="${p}.postalCode" value="${esc(a?.postalCode)}"></label>
-      <label>Country (2 letters) <input type="text" name="${p}.countryCode" value="${esc(a?.countryCode ?? "US")}" maxlength="2" required></label>`;
+      <label>Address <input type="text" name="${p}.addressLine1" value="${esc(a?.addressLine1)}" autocomplete="address-line1" required></label>
+      <label>Address line 2 <input type="text" name="${p}.addressLine2" value="${esc(a?.addressLine2)}" autocomplete="address-line2"></label>
+      <label>City <input type="text" name="${p}.city" value="${esc(a?.city)}" autocomplete="address-level2" required></label>
+      <label>State / province <input type="text" name="${p}.stateProvince" value="${esc(a?.stateProvince)}" autocomplete="address-level1"></label>
+      <label>Postal code <input type="text" name="${p}.postalCode" value="${esc(a?.postalCode)}" autocomplete="postal-code"></label>
+      <label>Country (2 letters) <input type="text" name="${p}.countryCode" value="${esc(a?.countryCode ?? "US")}" maxlength="2" autocomplete="country" required></label>`;
     const needsShipping = s.collectShipping && cart.lineItems.some((l: any) => l.requiresShipping);
     const body = `
 <h1>Checkout</h1>
@@ -73,6 +77,7 @@ export function checkoutPages(deps: Deps) {
 
 // Plain browser script: builds the complete body from the form; for Net 30 it hashes the terms text it showed.
 const CLIENT_SCRIPT = `
+const ADDRESS_FIELDS = ${JSON.stringify(Object.keys(addressSchema.shape))};
 const form = document.getElementById("pay");
 const result = document.getElementById("result");
 const sync = () => {
@@ -92,7 +97,7 @@ form.addEventListener("submit", async (ev) => {
   for (const p of ["shippingAddress", "billingAddress"]) {
     if (fd.get(p + ".addressLine1") === null) continue;
     const a = {};
-    for (const k of ["addressLine1", "city", "postalCode", "countryCode"]) { const v = fd.get(p + "." + k); if (v) a[k] = v; }
+    for (const k of ADDRESS_FIELDS) { const v = fd.get(p + "." + k); if (v) a[k] = v; }
     body[p] = a;
   }
   if (body.paymentMethod === "card") body.paymentToken = fd.get("paymentToken");

@@ -150,3 +150,24 @@ test("only the application's allowedOrigins can frame the checkout page (headles
     await t.deps.prisma.application.update({ where: { id: demo.applicationId }, data: { settings: {} } });
   }
 });
+
+test("every address field the cart holds survives the hosted page into the order (stateProvince, addressLine2)", async () => {
+  if (!browser) return;
+  const api = client(t.url);
+  const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId } });
+  const shippingAddress = { addressLine1: "1 Main St", addressLine2: "Suite 400", city: "Austin", stateProvince: "TX", postalCode: "78701", countryCode: "US" };
+  await api("PATCH", `carts/${cart.body.data.id}`, { key: demo.apiKey, body: { shippingAddress } });
+  await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Widget", unitPrice: 1000 } });
+  const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: cart.body.data.id, returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/no" } });
+  const page = await browser.newPage();
+  await page.goto(s.body.data.hostedUrl);
+  expect(await page.inputValue("input[name='shippingAddress.stateProvince']")).toBe("TX");
+  await page.fill("input[name=email]", "state@example.com");
+  await page.fill("input[name='shippingAddress.addressLine2']", "Suite 401");
+  await page.click("#submit");
+  await page.waitForSelector("#result.ok");
+  const orderId = await page.getAttribute("#result", "data-order-id");
+  await page.close();
+  const order = await api("GET", `orders/${orderId}`, { key: demo.apiKey });
+  expect(order.body.data.shippingAddress).toEqual({ ...shippingAddress, addressLine2: "Suite 401" });
+});
