@@ -320,7 +320,11 @@ describe("shipping selection, tax lines and totals", () => {
 
   test("POST /shipping in another currency: 422 currency_mismatch", async () => {
     const c = await newCart();
-    expectError(await api("POST", `carts/${c.id}/shipping`, { key: key(), body: { methodId: "m", displayName: "M", rateAmount: 5, currency: "EUR" } }), 422, "currency_mismatch");
+    const r = await api("POST", `carts/${c.id}/shipping`, { key: key(), body: { methodId: "m", displayName: "M", rateAmount: 5, currency: "EUR" } });
+    expectError(r, 422, "currency_mismatch");
+    // The rate's currency against the cart's: not the cart-creation wording about the application's currency.
+    expect(r.body.error.message).toBe("Shipping rate currency EUR differs from the cart's currency USD");
+    expect(r.body.error.details).toEqual({ currency: "EUR", cartCurrency: "USD", field: "currency" });
   });
 
   test.each([

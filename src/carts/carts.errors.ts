@@ -12,6 +12,12 @@ export const cartErrors = {
       currency: requested,
       applicationCurrency,
     }),
+  shippingCurrencyMismatch: (rateCurrency: string, cartCurrency: string) =>
+    new DomainError("currency_mismatch", 422, `Shipping rate currency ${rateCurrency} differs from the cart's currency ${cartCurrency}`, {
+      currency: rateCurrency,
+      cartCurrency,
+      field: "currency",
+    }),
   imageUrlUnresolvable: (imageUrl: string) =>
     new DomainError(
       "image_url_unresolvable",

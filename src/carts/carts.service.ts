@@ -329,7 +329,7 @@ export async function selectShipping(ctx: Ctx, id: string, body: unknown) {
   return withTx(ctx, async (tx) => {
     await lockEditableCart(tx, t, id);
     const cart = await loadCart(tx, t, id);
-    if (input.currency && input.currency !== cart.currency) throw cartErrors.currencyMismatch(input.currency, cart.currency);
+    if (input.currency && input.currency !== cart.currency) throw cartErrors.shippingCurrencyMismatch(input.currency, cart.currency);
     const selected: SelectedShipping = { ...toShippingRate(input), currency: cart.currency };
     assertTotalsFit(cartTotals({ lineItems: cart.lineItems, selectedShipping: selected, taxLines: taxLinesOf(cart) }));
     await tx.db.cart.update({ where: { id }, data: { selectedShipping: selected as object } });
