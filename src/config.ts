@@ -73,6 +73,8 @@ export interface Config extends Omit<Raw, "BASE_URL" | "CHECKOUT_URL" | "CHECKOU
   CHECKOUT_URL: string;
   CHECKOUT_SESSION_TTL_MS: number;
   isProduction: boolean;
+  /** BASE_URL / CHECKOUT_URL were not set: they follow the port the server actually listens on (PORT=0 included) */
+  urlsFollowPort: { base: boolean; checkout: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     CHECKOUT_URL: c.CHECKOUT_URL ?? baseUrl,
     CHECKOUT_SESSION_TTL_MS: c.CHECKOUT_SESSION_TTL[0],
     isProduction: c.NODE_ENV === "production",
+    urlsFollowPort: { base: c.BASE_URL === undefined, checkout: c.CHECKOUT_URL === undefined },
   };
 }
 

@@ -3,6 +3,7 @@ import { startAgenda } from "../jobs/agenda";
 import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { bootstrapDemo, isEmpty } from "./platform/bootstrap.service";
+import { exitWith } from "./cli/common";
 import { openRuntime } from "./runtime";
 import { secretKey } from "./shared/secrets";
 import { isUniqueViolation, makeCtx } from "./shared/context";
@@ -26,6 +27,17 @@ async function main() {
     process.exit(1);
   }
   const { db, deps } = await openRuntime(config);
+  // Jobs run in this process unless split off (`npm start -- --no-jobs` plus `npm run jobs` elsewhere).
+  const withJobs = !process.argv.includes("--no-jobs");
+  const deliveries = new DeliveryWorker(deps);
+  const agenda = withJobs ? (deliveries.start(), await startAgenda(db, { deps, deliveries })) : null;
+  const app = buildApp(deps, db);
+  await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.PORT;
+  // Unset BASE_URL / CHECKOUT_URL name the port really listened on (PORT=0 picks one), in links and in the credentials.
+  if (config.urlsFollowPort.base) config.BASE_URL = `http://localhost:${port}`;
+  if (config.urlsFollowPort.checkout) config.CHECKOUT_URL = config.BASE_URL;
   const ctx = makeCtx(deps);
   if (await isEmpty(ctx)) {
     try {
@@ -36,14 +48,6 @@ async function main() {
       if (!isUniqueViolation(e)) throw e; // another process bootstrapped at the same moment
     }
   }
-  // Jobs run in this process unless split off (`npm start -- --no-jobs` plus `npm run jobs` elsewhere).
-  const withJobs = !process.argv.includes("--no-jobs");
-  const deliveries = new DeliveryWorker(deps);
-  const agenda = withJobs ? (deliveries.start(), await startAgenda(db, { deps, deliveries })) : null;
-  const app = buildApp(deps, db);
-  await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
-  const addr = app.server.address();
-  const port = typeof addr === "object" && addr ? addr.port : config.PORT;
   console.log(`[${db.kind}] listening on http://localhost:${port} (REST /api/v1, GraphQL /graphql)`);
 
   let stopping = false;
@@ -65,7 +69,4 @@ async function main() {
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+main().catch(exitWith);

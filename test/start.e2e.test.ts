@@ -24,7 +24,16 @@ test("npm start on an empty embedded database: bootstrap once, credentials work,
   const base = `http://127.0.0.1:${port}`;
   const creds = credsFrom(svc.output());
   expect(creds).toMatchObject({ workspaceId: expect.any(String), apiKey: expect.stringMatching(/^sk_sandbox_/), dashboardToken: expect.any(String) });
+  expect(creds.baseUrl).toBe(`http://localhost:${port}`); // the port it listens on, not PORT=0
+  expect(creds.checkoutUrl).toBe(`http://localhost:${port}`);
   expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+  // While the server holds the data folder, a second process refuses it and says what to do.
+  const busy = runCli("src/cli/bootstrap.ts", ["--json"], env);
+  expect(busy.status).toBe(1);
+  expect(busy.stderr).toContain("in use by another process");
+  expect(busy.stderr).toContain("Stop the server");
+  expect(busy.stdout).not.toContain("sk_");
   const who = await fetch(`${base}/api/v1/whoami`, { headers: { "x-api-key": creds.apiKey } });
   expect(who.status).toBe(200);
   expect(((await who.json()) as any).data.workspace.id).toBe(creds.workspaceId);

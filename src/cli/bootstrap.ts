@@ -2,7 +2,7 @@
 import { bootstrapDemo } from "../platform/bootstrap.service";
 import { openRuntime } from "../runtime";
 import { makeCtx } from "../shared/context";
-import { cliConfig } from "./common";
+import { cliConfig, exitWith } from "./common";
 
 (async () => {
   const config = cliConfig();
@@ -22,7 +22,4 @@ import { cliConfig } from "./common";
   await deps.hub.close();
   await deps.limits.close();
   await db.close();
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+})().catch(exitWith);

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from "../config";
+import { DataFolderInUseError } from "../db/client";
 
 /** Loads settings for a CLI; a bad value exits with the message naming the variable. */
 export function cliConfig() {
@@ -11,4 +12,11 @@ export function cliConfig() {
     }
     throw e;
   }
+}
+
+/** A command's last word on a failure: a known condition prints its message alone (it says what to do). */
+export function exitWith(e: unknown): never {
+  if (e instanceof DataFolderInUseError || e instanceof ConfigError) console.error(e.message);
+  else console.error(e);
+  process.exit(1);
 }

@@ -5,7 +5,7 @@ import { startAgenda } from "../../jobs/agenda";
 import { findJob, JOBS } from "../../jobs/registry";
 import { openRuntime } from "../runtime";
 import { DeliveryWorker } from "../webhooks/delivery.worker";
-import { cliConfig } from "./common";
+import { cliConfig, exitWith } from "./common";
 
 (async () => {
   const [cmd, name] = process.argv.slice(2);
@@ -44,7 +44,4 @@ import { cliConfig } from "./common";
   };
   process.on("SIGINT", () => void stop());
   process.on("SIGTERM", () => void stop());
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+})().catch(exitWith);

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { openDb } from "../db/client";
 import { applyMigrations, pgDriver, pgliteDriver } from "../db/migrate";
-import { cliConfig } from "./common";
+import { cliConfig, exitWith } from "./common";
 
 (async () => {
   const config = cliConfig();
@@ -10,7 +10,4 @@ import { cliConfig } from "./common";
   const applied = await applyMigrations(db.pool ? pgDriver(db.pool) : pgliteDriver(db.pglite!));
   console.log(`[${db.kind}] applied ${applied.length} migration(s)${applied.length ? `: ${applied.join(", ")}` : ""}`);
   await db.close();
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+})().catch(exitWith);

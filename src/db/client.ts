@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import lockfile from "proper-lockfile";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { Pool } from "pg";
@@ -51,8 +52,18 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     };
   }
   const dir = opts.pgliteDir ?? "./data/pglite";
-  if (!dir.includes("://")) mkdirSync(path.resolve(dir), { recursive: true });
-  const pglite = await PGlite.create(dir);
+  let unlock: (() => Promise<void>) | null = null;
+  if (!dir.includes("://")) {
+    mkdirSync(path.resolve(dir), { recursive: true });
+    unlock = await lockDataFolder(path.resolve(dir));
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir);
+  } catch (e) {
+    await unlock?.();
+    throw e;
+  }
   if (opts.migrate !== false) await applyMigrations(pgliteDriver(pglite));
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   return {
@@ -64,6 +75,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     close: async () => {
       await prisma.$disconnect();
       if (!pglite.closed) await pglite.close();
+      await unlock?.().catch(() => {});
     },
   };
 }
@@ -74,4 +86,24 @@ async function pendingMigrations(query: (sql: string) => Promise<{ migration_nam
       .map((r) => r.migration_name),
   );
   return migrationNames().filter((n) => !applied.has(n)).length;
+}
+
+export class DataFolderInUseError extends Error {}
+
+/**
+ * PGlite is one session in one process: a second process opening the same folder would see a stale copy and lose
+ * what it writes. The folder is locked for the life of the process (proper-lockfile: a lock directory whose mtime
+ * the holder keeps fresh, so a lock left by a killed process goes stale after 10 s); a second process is refused.
+ */
+async function lockDataFolder(dir: string): Promise<() => Promise<void>> {
+  try {
+    return await lockfile.lock(dir, { lockfilePath: path.join(dir, ".lock"), stale: 10_000, update: 2_000, realpath: false, onCompromised: (e) => console.error("[db] the data folder lock was lost:", e.message) });
+  } catch (e: any) {
+    if (e?.code !== "ELOCKED") throw e;
+    throw new DataFolderInUseError(
+      `The embedded database in ${dir} is in use by another process (a running \`npm start\`?). ` +
+        "Stop the server first: CLI commands such as `npm run bootstrap` need the data folder to themselves. " +
+        "Or set DATA_DIR to another folder, or DATABASE_URL to share a PostgreSQL server between processes.",
+    );
+  }
 }
