@@ -7,7 +7,7 @@ import { GraphQLError } from "graphql";
 import { checkoutPages } from "../pages/checkout.page";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { authMiddleware } from "./rest/auth";
-import { errorHandler, notFoundHandler, rejectDeepBodies, toDomainError, verifyUtf8 } from "./rest/http";
+import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
 import { API_PREFIX, apiRouters } from "./rest/routes";
 import { openapiRouter } from "./openapi/openapi.rest";
@@ -27,6 +27,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
+  app.use(requestId);
 
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
@@ -40,6 +41,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   });
 
   const api = express.Router();
+  api.use(requireJsonBody);
   api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
   api.use(rejectDeepBodies);
   api.use(authMiddleware(deps));

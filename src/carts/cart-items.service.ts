@@ -7,7 +7,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";
-import { lineTotal, MAX_AMOUNT } from "../shared/money";
+import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { assertCartTotalsFit } from "./carts.service";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
@@ -17,7 +17,7 @@ export const LINE_ITEM_TYPES = ["product", "subscription", "service", "ticket", 
 
 /** The line columns are 32-bit integers. */
 const MAX_INT = 2_147_483_647;
-const lineAmount = z.number().int().min(0).max(MAX_INT);
+const lineAmount = amount.max(MAX_INT);
 const quantity = z.number().int().min(1).max(1_000_000);
 
 export const addItemInput = z.strictObject({

@@ -12,6 +12,7 @@ import { processorFor } from "../payments/processor";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { addressSchema, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
+import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
 
@@ -393,7 +394,7 @@ async function finish(tx: Ctx, sessionId: string, orderId: string, paymentId: st
 const EMBED_TOKEN_TTL_MS = 15 * 60_000;
 
 export const embedTokenInput = z.strictObject({
-  amount: z.number().int().min(1).max(2_147_483_647),
+  amount: positiveAmount,
   currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD"),
   country: z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code").default("US"),
   externalCartId: z.string().min(1).max(200).optional(),

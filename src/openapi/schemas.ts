@@ -16,6 +16,7 @@ export const ErrorBody = z
       message: z.string(),
       status: z.number().int(),
       details: z.record(z.string(), json).optional(),
+      requestId: z.string().optional().meta({ description: "The response's Request-Id header: quote it when asking for help" }),
     }),
   })
   .meta({ id: "Error", description: "Every 4xx/5xx: 422 validation_error carries details.issues [{ path, message }]; 429 rate_limited carries details.retryAfterSeconds" });

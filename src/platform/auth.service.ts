@@ -25,6 +25,9 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
   if (auth) {
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!m) throw errors.unauthorized("Authorization must be 'Bearer <dashboard session token>'");
+    if (/^(sk|pk)_/.test(m[1])) {
+      throw errors.unauthorized("This is an API key, not a dashboard session: send it as the X-API-Key header (X-API-Key: sk_…), not as Authorization: Bearer");
+    }
     return authenticateDashboard(ctx, m[1], input);
   }
   return null;

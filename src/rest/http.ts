@@ -5,6 +5,7 @@ import type { Ctx } from "../shared/context";
 import type { Page } from "../shared/pagination";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 import { limitHeaders } from "../shared/rate-limit";
+import { randomToken } from "../shared/crypto";
 
 export function ctxOf(req: Request): Ctx {
   const ctx = (req as any).ctx as Ctx | undefined;
@@ -33,8 +34,20 @@ export const ok = (res: Response, data: unknown, status = 200, meta?: Record<str
 export const okPage = <T>(res: Response, page: Page<T>, view: (t: T) => unknown) =>
   send(res, 200, { data: page.items.map(view), meta: { pagination: page.pagination } });
 
-export function errorBody(e: DomainError) {
-  return { error: { code: e.code, message: e.message, status: e.status, ...(e.details ? { details: e.details } : {}) } };
+export function errorBody(e: DomainError, requestId?: string) {
+  return { error: { code: e.code, message: e.message, status: e.status, ...(e.details ? { details: e.details } : {}), ...(requestId ? { requestId } : {}) } };
+}
+
+/**
+ * Request-Id on every response (REST, GraphQL, pages): the caller's own when it sends a sane one, else a fresh
+ * `req_…`. Error bodies and server logs repeat it, so a support request can quote one string.
+ */
+export function requestId(req: Request, res: Response, next: NextFunction) {
+  const given = req.get("request-id");
+  const id = given && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : `req_${randomToken(24)}`;
+  res.locals.requestId = id;
+  res.set("Request-Id", id);
+  next();
 }
 
 /** Maps body-parser failures, domain errors and anything unexpected (masked, logged) to the error body. */
@@ -80,21 +93,35 @@ export function rejectDeepBodies(req: Request, _res: Response, next: NextFunctio
 export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction) {
   if (res.headersSent) return next(err);
   const de = toDomainError(err);
-  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${req.method} ${req.originalUrl}`, err);
+  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${res.locals.requestId ?? "-"} ${req.method} ${req.originalUrl}`, err);
   if (de.code === "rate_limited") {
     const ctx = res.locals.ctx as Ctx | undefined;
     if (ctx?.rate) ctx.rate.state = null; // the refused bucket speaks for this response, not an earlier one
     res.set(limitHeaders(refusedState(de), true));
   }
-  void send(res, de.status, errorBody(de)).catch(next);
+  void send(res, de.status, errorBody(de, res.locals.requestId)).catch(next);
 }
 
 export function notFoundHandler(req: Request, res: Response) {
-  void send(res, 404, errorBody(new DomainError("not_found", 404, `No route ${req.method} ${req.path}`)));
+  void send(res, 404, errorBody(new DomainError("not_found", 404, `No route ${req.method} ${req.path}`), res.locals.requestId));
 }
 
 /** The RateLimit-* state a 429 reports, from the error's details. */
 export function refusedState(de: DomainError) {
   const d = de.details as { limitPoints?: number; retryAfterSeconds?: number } | undefined;
   return { limit: d?.limitPoints ?? 0, remaining: 0, resetSeconds: d?.retryAfterSeconds ?? 60 };
+}
+
+/** A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. */
+export function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
+  const empty = req.get("content-length") === "0"; // a bodiless POST (fetch sends Content-Length: 0) has nothing to parse
+  if ((req.method === "POST" || req.method === "PUT" || req.method === "PATCH") && !empty && req.is(["application/json", "application/*+json"]) === false) {
+    const sent = req.get("content-type");
+    return next(
+      new DomainError("unsupported_media_type", 415, `Send the body as JSON with Content-Type: application/json${sent ? ` (got ${sent.slice(0, 100)})` : " (no Content-Type was sent)"}`, {
+        contentType: sent?.slice(0, 100) ?? null,
+      }),
+    );
+  }
+  next();
 }

@@ -7,10 +7,14 @@ import { z } from "zod";
  */
 export const MAX_AMOUNT = 2_147_483_647;
 
+/** The message every money field gives a fraction or a string: it says the fix. */
+export const MINOR_UNITS_HINT = "must be an integer amount in minor units, e.g. 1999 for 19.99";
+// (A schema-level error applies to every issue: only a wrong type gets the hint, the rest keep zod's wording.)
+const minor = () => z.number({ error: (i) => (i.code === "invalid_type" && i.input !== undefined ? MINOR_UNITS_HINT : undefined) }).int(MINOR_UNITS_HINT);
 /** A non-negative amount in minor units. */
-export const amount = z.number().int().min(0).max(MAX_AMOUNT);
+export const amount = minor().min(0).max(MAX_AMOUNT);
 /** A strictly positive amount in minor units. */
-export const positiveAmount = z.number().int().min(1).max(MAX_AMOUNT);
+export const positiveAmount = minor().min(1).max(MAX_AMOUNT);
 export const currencyCode = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD");
 
 /** amount * basisPoints / 10000, rounded half up to the minor unit. */
