@@ -30,14 +30,25 @@ export function checkoutPages(deps: Deps) {
     }
     // Only the application's allowedOrigins may frame the page (embedded checkout); nobody else can.
     const nonce = await securePage(req, res, { frameAncestors: frameableOrigins(view.allowedOrigins) });
-    const { session: s, cart, methods } = view;
+    const { session: s, cart, methods, merchant, sandbox } = view;
+    const header = `<p class="merchant" id="merchant">${esc(merchant.name)}</p>${
+      sandbox ? '<p class="badge" id="sandbox" role="note">Sandbox: a test checkout. No real payment is taken.</p>' : ""
+    }`;
     const expired = s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now());
     if (s.status !== "open" || expired) {
       const msg = s.status === "completed" ? "This order has been placed. Thank you!" : expired ? "This checkout has expired." : `This checkout is ${s.status}.`;
-      return void res.type("html").send(page(nonce, "Checkout", `<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`));
+      return void res.type("html").send(page(nonce, "Checkout", `${header}<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`));
     }
     const rows = cart.lineItems.map((l: any) => `<tr><td>${esc(l.name)}</td><td class="num">${esc(l.quantity)}</td><td class="num">${esc(money(l.total, cart.currency))}</td></tr>`).join("");
-    const totals = [["Subtotal", cart.subtotal], ["Discount", -cart.discountTotal], ["Shipping", cart.shippingTotal], ["Tax", cart.taxTotal]]
+    // Each charge named: the shipping method, each tax line, and the tax carried on the lines themselves.
+    const lineTax = cart.lineItems.reduce((a: number, l: any) => a + l.taxAmount, 0);
+    const totals = [
+      ["Subtotal", cart.subtotal],
+      ["Discount", -cart.discountTotal],
+      [cart.selectedShipping ? `Shipping: ${cart.selectedShipping.displayName}` : "Shipping", cart.shippingTotal],
+      ...cart.taxLines.map((t: any) => [`Tax: ${t.name}`, t.amount]),
+      ["Tax on items", lineTax],
+    ]
       .filter(([, v]) => v !== 0)
       .map(([k, v]) => `<tr><td colspan="2">${esc(k)}</td><td class="num">${esc(money(Number(v), cart.currency))}</td></tr>`).join("");
     const methodInputs = methods.map((m, i) => `<label><input type="radio" name="paymentMethod" value="${esc(m.method)}"${i === 0 ? " checked" : ""}> ${esc(m.displayName)}</label>`).join("");
@@ -50,7 +61,7 @@ export function checkoutPages(deps: Deps) {
       <label>Postal code <input type="text" name="${p}.postalCode" value="${esc(a?.postalCode)}" autocomplete="postal-code"></label>
       <label>Country (2 letters) <input type="text" name="${p}.countryCode" value="${esc(a?.countryCode ?? "US")}" maxlength="2" autocomplete="country" required></label>`;
     const needsShipping = s.collectShipping && cart.lineItems.some((l: any) => l.requiresShipping);
-    const body = `
+    const body = `${header}
 <h1>Checkout</h1>
 <table><thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Amount</th></tr></thead>
 <tbody>${rows}${totals}<tr><th colspan="2">Total</th><th class="num" id="total">${esc(money(cart.total, cart.currency))}</th></tr></tbody></table>
@@ -69,7 +80,8 @@ export function checkoutPages(deps: Deps) {
   </fieldset>
   <button type="submit" id="submit">Pay ${esc(money(cart.total, cart.currency))}</button>
   <p id="result" role="status"></p>
-</form>`;
+</form>
+<p><a id="cancel" href="${esc(s.cancelUrl)}">Cancel and return to ${esc(merchant.name || "the store")}</a></p>`;
     res.type("html").send(page(nonce, "Checkout", body, CLIENT_SCRIPT));
   });
   return r;
@@ -111,6 +123,13 @@ form.addEventListener("submit", async (ev) => {
   const res = await fetch("/api/v1/checkout-sessions/" + form.dataset.session + "/complete", {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const json = await res.json().catch(() => ({}));
-  if (res.ok) { result.className = "ok"; result.textContent = "Payment received. Order " + json.data.orderId; result.dataset.orderId = json.data.orderId; }
+  if (res.ok) {
+    const d = json.data;
+    const outcome = { captured: "Payment received.", authorized: body.paymentMethod === "net30" ? "Invoice issued: your order is placed on terms." : "Payment authorized: you will be charged when the order ships.", processing: "Payment pending confirmation by your bank." }[d.paymentStatus] || "Order placed.";
+    result.className = "ok"; result.textContent = outcome + " Order " + d.orderId + ". Returning you to the store…";
+    result.dataset.orderId = d.orderId; result.dataset.paymentStatus = d.paymentStatus;
+    const back = new URL(form.dataset.return); back.searchParams.set("checkout_session_id", form.dataset.session); back.searchParams.set("order_id", d.orderId);
+    setTimeout(() => location.assign(back.toString()), 2500);
+  }
   else { result.className = "error"; result.textContent = (json.error && json.error.message) || "Something went wrong"; document.getElementById("submit").disabled = false; }
 });`;

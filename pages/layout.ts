@@ -18,7 +18,8 @@ export function page(nonce: string, title: string, body: string, script = "") {
   td.num, th.num { text-align: right; } fieldset { border: 1px solid #cbd2d9; border-radius: 6px; margin: 1rem 0; }
   label { display: block; margin: .5rem 0; } input[type=text], input[type=email] { width: 100%; padding: .4rem; box-sizing: border-box; }
   button { background: #3e4c59; color: #fff; border: 0; padding: .7rem 1.4rem; border-radius: 6px; font-size: 1rem; cursor: pointer; }
-  .error { color: #ab091e; } .ok { color: #0e7c3a; } .muted { color: #7b8794; font-size: .9rem; }
+  .error { color: #ab091e; } .ok { color: #0e7c3a; } .muted { color: #52606d; font-size: .9rem; }
+  .merchant { font-weight: 600; margin: 0; } .badge { display: inline-block; background: #fff3c4; color: #5c4813; border: 1px solid #f0b429; border-radius: 4px; padding: .2rem .5rem; font-size: .9rem; }
 </style></head>
 <body>${body}${script ? `<script nonce="${esc(nonce)}">${script}</script>` : ""}</body></html>`;
 }

@@ -171,3 +171,54 @@ test("every address field the cart holds survives the hosted page into the order
   const order = await api("GET", `orders/${orderId}`, { key: demo.apiKey });
   expect(order.body.data.shippingAddress).toEqual({ ...shippingAddress, addressLine2: "Suite 401" });
 });
+
+test("the page names the merchant, flags the sandbox, labels each charge, links to cancelUrl, and returns to returnUrl with an honest outcome", async () => {
+  if (!browser) return;
+  const api = client(t.url);
+  const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId, customerEmail: "cart-email@example.com" } });
+  const id = cart.body.data.id;
+  await api("POST", `carts/${id}/items`, { key: demo.apiKey, body: { name: "Widget", unitPrice: 1000, taxAmount: 50 } });
+  await api("POST", `carts/${id}/shipping`, { key: demo.apiKey, body: { methodId: "ground", displayName: "Ground (3-5 days)", rateAmount: 700 } });
+  await api("PUT", `carts/${id}/tax-lines`, { key: demo.apiKey, body: { lines: [{ name: "State tax", amount: 80 }] } });
+  const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: id, returnUrl: "https://shop.example.com/ok?from=checkout", cancelUrl: "https://shop.example.com/cart" } });
+  expect(s.body.data.customerEmail).toBe("cart-email@example.com"); // taken from the cart when the session names none
+
+  const page = await browser.newPage();
+  await page.route("https://shop.example.com/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p id='shop'>back at the shop</p>" }));
+  await page.goto(s.body.data.hostedUrl);
+  const app = await t.deps.prisma.application.findUniqueOrThrow({ where: { id: demo.applicationId } });
+  expect(await page.textContent("#merchant")).toBe(app.name);
+  expect(await page.textContent("#sandbox")).toContain("Sandbox");
+  expect(await page.getAttribute("#cancel", "href")).toBe("https://shop.example.com/cart");
+  const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, " ").trim()));
+  expect(rows).toEqual(expect.arrayContaining(["Shipping: Ground (3-5 days) $7.00", "Tax: State tax $0.80", "Tax on items $0.50", "Total $18.30"]));
+  expect(await page.inputValue("input[name=email]")).toBe("cart-email@example.com");
+  await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
+  await page.fill("input[name='shippingAddress.city']", "Springfield");
+  await page.fill("input[name=paymentToken]", "tok_visa_authorize");
+  await page.click("#submit");
+  await page.waitForSelector("#result.ok");
+  expect(await page.textContent("#result")).toContain("Payment authorized");
+  const orderId = await page.getAttribute("#result", "data-order-id");
+  await page.waitForURL(/^https:\/\/shop\.example\.com\/ok\?/, { timeout: 10_000 });
+  const back = new URL(page.url());
+  expect(Object.fromEntries(back.searchParams)).toEqual({ from: "checkout", checkout_session_id: s.body.data.id, order_id: orderId });
+  await page.close();
+});
+
+test("3-D Secure pending is shown as pending confirmation, not as received", async () => {
+  if (!browser) return;
+  const s = await openSession();
+  const page = await browser.newPage();
+  await page.route("https://shop.example.com/**", (route) => route.fulfill({ status: 200, body: "shop" }));
+  await page.goto(s.hostedUrl);
+  await page.fill("input[name=email]", "3ds@example.com");
+  await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
+  await page.fill("input[name='shippingAddress.city']", "Springfield");
+  await page.fill("input[name=paymentToken]", "tok_3ds_required");
+  await page.click("#submit");
+  await page.waitForSelector("#result.ok");
+  expect(await page.textContent("#result")).toContain("pending confirmation");
+  expect(await page.textContent("#result")).not.toContain("received");
+  await page.close();
+});

@@ -116,7 +116,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
         cartId: cart.id,
         returnUrl: input.returnUrl,
         cancelUrl: input.cancelUrl,
-        customerEmail: (input.customerEmail ?? input.customer?.email)?.toLowerCase() ?? null,
+        customerEmail: (input.customerEmail ?? input.customer?.email ?? cart.customerEmail)?.toLowerCase() ?? null,
         customerId: input.customer?.customerId ?? cart.customerId,
         customer: (input.customer as any) ?? undefined,
         allowedMethods,
@@ -176,9 +176,17 @@ export async function sessionForBuyer(ctx: Ctx, id: string) {
   await limitBuyer(ctx, id);
   const s = await findSession(ctx, id);
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
-  const app = await ctx.db.application.findUnique({ where: { id: s.applicationId }, select: { settings: true } });
+  const app = await ctx.db.application.findUnique({ where: { id: s.applicationId }, select: { name: true, settings: true } });
   const allowedOrigins = ((app?.settings ?? {}) as { allowedOrigins?: unknown }).allowedOrigins;
-  return { session: s, cart: cartView(cart as any), allowedOrigins, ...(s.status === "open" ? await paymentMethodsOf(ctx, s) : { methods: [] }) };
+  const { environmentKind } = await tenantOf(ctx, s);
+  return {
+    session: s,
+    cart: cartView(cart as any),
+    allowedOrigins,
+    merchant: { name: app?.name ?? "" },
+    sandbox: environmentKind !== "production",
+    ...(s.status === "open" ? await paymentMethodsOf(ctx, s) : { methods: [] }),
+  };
 }
 
 /** A session that is no longer open; a completed one names its order, so a retry after a lost response finds it. */
