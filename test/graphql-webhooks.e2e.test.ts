@@ -123,7 +123,7 @@ test("test ping: delivered and signed; deliveries list and the delivery with its
   expect(delivery).toMatchObject({ endpointId: ep.endpoint.id, eventType: "webhook.ping", status: "pending", attempts: 0 });
   const [received] = (await receiver.waitFor((rs) => rs.some((r) => r.path === "/ping"))).filter((r) => r.path === "/ping");
   // the secret createWebhookEndpoint showed is the one deliveries are signed with
-  const verified = new Stripe("sk_test_unused").webhooks.constructEvent(received.rawBody, String(received.headers["x-service-signature"]), ep.secret) as any;
+  const verified = new Stripe("sk_test_unused").webhooks.constructEvent(received.rawBody, String(received.headers["x-service-signature"]), ep.secret!) as any;
   expect(verified).toMatchObject({ id: delivery.eventId, type: "webhook.ping", data: { endpointId: ep.endpoint.id } });
   const page = await until(() => deliveriesOf(ep.endpoint.id), (p) => p.nodes[0]?.status === "succeeded");
   expect(page).toMatchObject({ total: 1, limit: 100, offset: 0 });

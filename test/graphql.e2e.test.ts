@@ -56,7 +56,7 @@ test("createApiKey: same rules and codes as POST /api-keys", async () => {
   expect(created.errors).toBeNull();
   expect(created.data!.createApiKey.rawKey).toMatch(/^sk_sandbox_/);
   expect(created.data!.createApiKey.apiKey).toMatchObject({ name: "g", type: "secret", scopes: ["quotes:read"] });
-  const who = await api("GET", "whoami", { key: created.data!.createApiKey.rawKey });
+  const who = await api("GET", "whoami", { key: created.data!.createApiKey.rawKey! });
   expect(who.body.data.apiKey.id).toBe(created.data!.createApiKey.apiKey.id);
 
   const cases: [any, Parameters<typeof gql>[2], string][] = [
@@ -83,7 +83,7 @@ test("apiKeys list and revokeApiKey", async () => {
   expect(JSON.stringify(page.data)).not.toContain(created.data!.createApiKey.rawKey);
   expect((await gql(RevokeApiKeyDocument, { id }, { token: demo.dashboardToken })).data!.revokeApiKey).toBe(true);
   expect(codeOf(await gql(RevokeApiKeyDocument, { id }, { token: demo.dashboardToken }))).toBe("not_found");
-  expect(codeOf(await gql(ApiKeysDocument, {}, { key: created.data!.createApiKey.rawKey }))).toBe("unauthorized");
+  expect(codeOf(await gql(ApiKeysDocument, {}, { key: created.data!.createApiKey.rawKey! }))).toBe("unauthorized");
 });
 
 test("environments: create, reserved, taken, locked, not found, key on workspace route", async () => {
@@ -119,10 +119,10 @@ test("connectors: tenant-scoped, same 404 as REST for a foreign id", async () =>
 
 test("insufficient_scopes and publishable keys over GraphQL", async () => {
   const limited = await gql(CreateApiKeyDocument, { name: "q", scopes: ["quotes:read"] }, sandboxDash());
-  expect(codeOf(await gql(ConnectorsDocument, {}, { key: limited.data!.createApiKey.rawKey }))).toBe("insufficient_scopes");
+  expect(codeOf(await gql(ConnectorsDocument, {}, { key: limited.data!.createApiKey.rawKey! }))).toBe("insufficient_scopes");
   const pk = await gql(CreateApiKeyDocument, { name: "p", scopes: ["publishable", "tax_calculations:write"] }, sandboxDash());
   expect(pk.data!.createApiKey.rawKey).toMatch(/^pk_sandbox_/);
-  expect(codeOf(await gql(ConnectorsDocument, {}, { key: pk.data!.createApiKey.rawKey }))).toBe("forbidden");
+  expect(codeOf(await gql(ConnectorsDocument, {}, { key: pk.data!.createApiKey.rawKey! }))).toBe("forbidden");
 });
 
 test("depth and alias limits reject abusive documents with a GraphQL error, not a 5xx", async () => {

@@ -57,13 +57,13 @@ const MethodsRef = builder.objectRef<MethodsV>("CheckoutPaymentMethods").impleme
 
 type EmbedSessionV = Awaited<ReturnType<typeof createEmbedSession>>;
 type EmbedTokenV = Awaited<ReturnType<typeof sessionEmbedToken>>;
-const embedToken = (v: { embedToken: OneTimeSecret | string }) => revealed(v.embedToken)!;
+const embedToken = (v: { embedToken: OneTimeSecret | string }, _a: unknown, ctx: { revealedSecrets?: Set<string> }) => revealed(v.embedToken, ctx);
 
 const EmbedSessionRef = builder.objectRef<EmbedSessionV>("CheckoutEmbedSession").implement({
   description: "A one-line checkout for an amount and its short-lived embed token (shown once)",
   fields: (t) => ({
     checkoutSessionId: t.exposeID("checkoutSessionId"),
-    embedToken: t.string({ resolve: embedToken }),
+    embedToken: t.string({ nullable: true, description: "emb_…, shown once; null when an Idempotency-Key replay returns the stored result", resolve: embedToken }),
     expiresAt: t.field({ type: "DateTime", resolve: (e) => e.expiresAt }),
     hostedUrl: t.exposeString("hostedUrl"),
     embedUrl: t.exposeString("embedUrl"),
@@ -73,7 +73,7 @@ const EmbedSessionRef = builder.objectRef<EmbedSessionV>("CheckoutEmbedSession")
 const EmbedTokenRef = builder.objectRef<EmbedTokenV>("CheckoutEmbedToken").implement({
   description: "A fresh embed token for an open session and what the embedded page shows",
   fields: (t) => ({
-    embedToken: t.string({ resolve: embedToken }),
+    embedToken: t.string({ resolve: (v, a, ctx) => embedToken(v, a, ctx)! }),
     expiresAt: t.field({ type: "DateTime", resolve: (e) => e.expiresAt }),
     amount: t.exposeInt("amount"),
     currency: t.exposeString("currency"),

@@ -9,6 +9,7 @@ import { type Deps, makeCtx, reportLimit } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
+import { idempotentMutations } from "./idempotency";
 import { schema } from "./schema";
 
 export interface CredentialSource {
@@ -67,10 +68,13 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       }
       const req = init.request as Request;
       const ctx = await buildContext(deps, { header: (n) => req.headers.get(n) }, init.req?.ip);
+      const key = req.headers.get("idempotency-key");
+      if (key !== null) ctx.idempotencyKey = key;
       limitByRequest.set(req, ctx);
       return ctx;
     },
     plugins: [
+      idempotentMutations(),
       {
         onResponse({ request, response }: { request: Request; response: Response }) {
           const state = limitByRequest.get(request)?.rate?.state;

@@ -94,7 +94,7 @@ const ConnectorPage = pageType("ConnectorPage", Connector);
 const CreatedApiKey = builder.objectRef<{ id: string; rawKey: OneTimeSecret }>("CreatedApiKey").implement({
   description: "The new key; rawKey is shown once and never again",
   fields: (t) => ({
-    rawKey: t.string({ resolve: (k) => revealed(k.rawKey)! }),
+    rawKey: t.string({ nullable: true, description: "The key, shown once; null when an Idempotency-Key replay returns the stored result", resolve: (k, _a, ctx) => revealed(k.rawKey, ctx) }),
     apiKey: t.prismaField({ type: "ApiKey", resolve: (query, parent, _a, ctx) => ctx.deps.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: parent.id } }) }),
   }),
 });

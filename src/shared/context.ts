@@ -33,6 +33,9 @@ export interface Ctx {
   principal: Principal | null;
   /** the caller's address (REST, GraphQL and pages set it): keyless routes are limited per IP */
   ip?: string;
+  /** GraphQL: the request's Idempotency-Key, and the secrets its result reveals (kept out of the stored result) */
+  idempotencyKey?: string;
+  revealedSecrets?: Set<string>;
   /** the rate-limit bucket a response reports in RateLimit-* headers; shared by every copy of this ctx */
   rate?: { state?: LimitState | null };
   /** set inside withTx: callbacks that run once the transaction commits */

@@ -64,8 +64,9 @@ export async function claimIdempotencyKey(ctx: Ctx, credentialId: string, rawKey
  * again, as Stripe does for requests that never started executing); everything else is replayed.
  */
 export async function completeIdempotencyKey(ctx: Ctx, id: string, status: number, body: unknown) {
-  const code = (body as any)?.error?.code as string | undefined;
-  const release = status >= 500 || status === 401 || status === 429 || code === "validation_error" || code === "invalid_json";
+  // REST error bodies carry error.code; GraphQL results carry errors[0].extensions.code.
+  const code = ((body as any)?.error?.code ?? (body as any)?.errors?.[0]?.extensions?.code) as string | undefined;
+  const release = status >= 500 || status === 401 || status === 429 || code === "validation_error" || code === "invalid_json" || code === "internal_error" || code === "unauthorized" || code === "rate_limited";
   if (release) {
     await ctx.db.idempotencyKey.deleteMany({ where: { id } });
     return;

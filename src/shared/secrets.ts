@@ -30,15 +30,26 @@ export class OneTimeSecret {
 
 export const revealOnce = (value: string) => new OneTimeSecret(value);
 
-/** The value a response shows; plain strings pass through (a replayed or re-read resource has none). */
-export const revealed = (v: OneTimeSecret | string | null | undefined): string | null => (v == null ? null : String(v));
+/**
+ * The value a response shows; plain strings pass through. With a holder (GraphQL's context), the secret is also
+ * noted there, because a GraphQL result is plain strings by the time it is stored: withoutSecrets(value, noted)
+ * then blanks those strings too.
+ */
+export function revealed(v: OneTimeSecret | string | null | undefined, holder?: { revealedSecrets?: Set<string> }): string | null {
+  if (v == null) return null;
+  if (v instanceof OneTimeSecret && holder) (holder.revealedSecrets ??= new Set()).add(v.value);
+  return String(v);
+}
 
-/** A deep copy with every OneTimeSecret replaced by null: what may be stored or replayed. */
-export function withoutSecrets(value: unknown): unknown {
+/** A deep copy with every OneTimeSecret (and every string in `noted`) replaced by null: what may be stored or replayed. */
+export function withoutSecrets(value: unknown, noted?: Set<string>): unknown {
   if (value instanceof OneTimeSecret) return null;
-  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (typeof value === "string" && noted?.has(value)) return null;
+  if (Array.isArray(value)) return value.map((v) => withoutSecrets(v, noted));
   if (value && typeof value === "object" && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
+    const plain = typeof (value as { toJSON?: unknown }).toJSON === "function" ? (value as { toJSON(): unknown }).toJSON() : value;
+    if (plain !== value) return withoutSecrets(plain, noted);
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v, noted)]));
   }
   return value;
 }

@@ -45,7 +45,7 @@ const EndpointRef = builder.objectRef<EndpointV>("WebhookEndpoint").implement({
 const EndpointWithSecret = builder.objectRef<EndpointV & { secret: OneTimeSecret | string | null }>("WebhookEndpointWithSecret").implement({
   description: "An endpoint and its new signing secret, shown once and never again",
   fields: (t) => ({
-    secret: t.string({ description: "whsec_…: verify deliveries with it", resolve: (e) => revealed(e.secret)! }),
+    secret: t.string({ nullable: true, description: "whsec_…: verify deliveries with it; shown once, null when an Idempotency-Key replay returns the stored result", resolve: (e, _a, ctx) => revealed(e.secret, ctx) }),
     endpoint: t.field({ type: EndpointRef, resolve: ({ secret: _secret, ...view }) => view }),
   }),
 });
