@@ -75,11 +75,12 @@ test("orderUpdated(id) streams the order after capture; another tenant gets not_
   const orderId = done.data!.completeCheckoutSession.orderId;
   const ws = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": demo.apiKey }, retryAttempts: 0, lazy: true });
   const it = ws.iterate({ query: `subscription($id: ID!) { orderUpdated(id: $id) { id paymentStatus capturedAmount } }`, variables: { id: orderId } });
-  const first = it.next();
-  await new Promise((r) => setTimeout(r, 300));
+  // The current state comes first, so a subscriber never misses what happened before its first event.
+  expect((await it.next()).value).toEqual({ data: { orderUpdated: { id: orderId, paymentStatus: "authorized", capturedAmount: 0 } } });
+  const next = it.next();
   const cap = await gql(CaptureOrderDocument, { id: orderId }, { key: demo.apiKey });
   expect(cap.data!.captureOrder).toMatchObject({ paymentStatus: "captured", capturedAmount: 7100 });
-  expect((await first).value).toEqual({ data: { orderUpdated: { id: orderId, paymentStatus: "captured", capturedAmount: 7100 } } });
+  expect((await next).value).toEqual({ data: { orderUpdated: { id: orderId, paymentStatus: "captured", capturedAmount: 7100 } } });
   await ws.dispose();
 
   const other = await t.otherWorkspace("gql-orders-other");
@@ -90,4 +91,27 @@ test("orderUpdated(id) streams the order after capture; another tenant gets not_
   await ws2.dispose();
   const list = await gql(OrdersDocument, { paymentStatus: "captured" }, { key: demo.apiKey });
   expect(list.data!.orders.nodes.map((n) => n.id)).toContain(orderId);
+});
+
+test("checkoutSessionUpdated(id) sends the open session first, then the transition to completed; another tenant gets session_not_found", async () => {
+  const id = await sessionWithCart();
+  const ws = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": demo.apiKey }, retryAttempts: 0, lazy: true });
+  const it = ws.iterate({ query: `subscription($id: ID!) { checkoutSessionUpdated(id: $id) { id status orderId } }`, variables: { id } });
+  expect((await it.next()).value).toEqual({ data: { checkoutSessionUpdated: { id, status: "open", orderId: null } } });
+  const done = await gql(CompleteCheckoutSessionDocument, { id, paymentMethod: "card", paymentToken: "tok_visa", shippingAddress: ADDRESS }, {});
+  const orderId = done.data!.completeCheckoutSession.orderId;
+  const seen: any[] = [];
+  for (;;) {
+    const v = (await it.next()).value as any;
+    seen.push(v.data.checkoutSessionUpdated);
+    if (v.data.checkoutSessionUpdated.status === "completed") break;
+  }
+  expect(seen.at(-1)).toEqual({ id, status: "completed", orderId });
+  await ws.dispose();
+
+  const other = await t.otherWorkspace("gql-session-other");
+  const ws2 = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": other.apiKey }, retryAttempts: 0, lazy: true });
+  const denied = await ws2.iterate({ query: `subscription($id: ID!) { checkoutSessionUpdated(id: $id) { id } }`, variables: { id } }).next();
+  expect((denied.value as any).errors[0].extensions.code).toBe("session_not_found");
+  await ws2.dispose();
 });

@@ -3,7 +3,8 @@
 import { builder } from "../graphql/builder";
 import { compact } from "../carts/carts.schema";
 import { type OneTimeSecret, revealed } from "../shared/secrets";
-import { completeCheckout, createCheckoutSession, createEmbedSession, sessionEmbedToken, sessionPaymentMethods, sessionView } from "./checkout.service";
+import { liveItem } from "../events/events.service";
+import { completeCheckout, createCheckoutSession, createEmbedSession, getCheckoutSession, sessionEmbedToken, sessionPaymentMethods, sessionView, subscribeSessionUpdates } from "./checkout.service";
 
 type SessionV = ReturnType<typeof sessionView>;
 type MethodsV = Awaited<ReturnType<typeof sessionPaymentMethods>>;
@@ -172,5 +173,19 @@ builder.mutationFields((t) => ({
     authScopes: { scope: "checkout:write" },
     args: { amount: t.arg.int({ required: true }), currency: t.arg.string({ required: true }), country: t.arg.string(), externalCartId: t.arg.string() },
     resolve: (_r, a, ctx) => createEmbedSession(ctx, compact(a)),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  checkoutSessionUpdated: t.field({
+    type: SessionRef,
+    description: "A checkout session: its current state first, then again after each event about it (checkout started, order created, completed, abandoned)",
+    authScopes: { scope: "checkout:write" },
+    args: { id: t.arg.id({ required: true, description: "The checkout session id" }) },
+    subscribe: (_r, a, ctx) => subscribeSessionUpdates(ctx, String(a.id)),
+    resolve: async (e, a, ctx) => {
+      liveItem(e);
+      return sessionView(await getCheckoutSession(ctx, String(a.id)), ctx.deps.config.CHECKOUT_URL);
+    },
   }),
 }));

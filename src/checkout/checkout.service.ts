@@ -6,7 +6,9 @@ import type { CheckoutSession, Payment } from "../generated/prisma/client";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartView, createCart, loadCartForCheckout } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
-import { principalEventTenant, recordEvent, tenantOf } from "../events/events.service";
+import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
+import { type Envelope, tenantTopic } from "../events/hub";
+import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
 import { requireScope, requireTenant } from "../platform/auth.service";
@@ -443,4 +445,23 @@ export async function sessionEmbedToken(ctx: Ctx, id: string) {
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: true } });
   const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: s.environmentId } });
   return { ...mintEmbedToken(ctx.clock.now()), amount: cartView(cart as any).total, currency: cart.currency, environment: env.providerEnvironment };
+}
+
+// ---- merchant reads and the live session stream ---------------------------------------------------------------
+
+/** A checkout session of the caller's tenant (merchant credential with checkout:write). */
+export async function getCheckoutSession(ctx: Ctx, id: string) {
+  requireScope(ctx, "checkout:write");
+  const t = requireTenant(ctx);
+  const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
+  if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
+  return s;
+}
+
+/** checkoutSessionUpdated(id): the session's current state, then again after each event about it. */
+export async function subscribeSessionUpdates(ctx: Ctx, id: string) {
+  const s = await getCheckoutSession(ctx, id);
+  const t = requireTenant(ctx);
+  const mine = (e: Envelope) => (e.data as { checkoutSessionId?: string } | null)?.checkoutSessionId === s.id;
+  return whileCredentialLive(ctx, currentStateFirst(pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter(mine))));
 }

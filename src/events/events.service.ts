@@ -135,6 +135,43 @@ export function whileCredentialLive<T>(ctx: Ctx, source: AsyncIterable<T>): Asyn
   };
 }
 
+/** The first item of a `…Updated(id)` stream: "send the current state" (the resolver reads it). */
+export const CURRENT_STATE = Symbol("current state");
+
+/**
+ * A resource's live stream that starts with its current state. The source is subscribed before the first item is
+ * handed out, so a change committed while the subscriber reads that state still arrives as the next item: nothing
+ * between subscribing and the first event is lost (a change may be seen twice, never missed).
+ */
+export function currentStateFirst<T>(source: AsyncIterable<T>): AsyncIterableIterator<T | typeof CURRENT_STATE> {
+  const it = source[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<T>> | null = it.next(); // subscribes now
+  let sentCurrent = false;
+  return {
+    async next() {
+      if (!sentCurrent) {
+        sentCurrent = true;
+        return { done: false, value: CURRENT_STATE };
+      }
+      const r = await (pending ?? it.next());
+      pending = null;
+      return r;
+    },
+    async return() {
+      pending = null;
+      await it.return?.();
+      return { done: true, value: undefined };
+    },
+    async throw(e?: unknown) {
+      await it.return?.();
+      throw e;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
 /** For a live field's resolver: the item, or 401 unauthorized when the stream ended with its credential. */
 export function liveItem<T>(item: T | typeof CREDENTIAL_ENDED): T {
   if (item === CREDENTIAL_ENDED) throw errors.unauthorized("The credential of this subscription was revoked or has expired");

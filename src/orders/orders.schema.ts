@@ -199,10 +199,13 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   orderUpdated: t.field({
     type: OrderRef,
-    description: "The order, re-read after each of its order.* events",
+    description: "The order: its current state first, then re-read after each of its order.* events",
     authScopes: { scope: "orders:read" },
     args: { id: t.arg.id({ required: true }) },
     subscribe: (_r, a, ctx) => subscribeOrderUpdates(ctx, String(a.id)),
-    resolve: async (e, _a, ctx) => orderView(await getOrder(ctx, (liveItem(e).data as { orderId: string }).orderId), { single: true }),
+    resolve: async (e, a, ctx) => {
+      liveItem(e);
+      return orderView(await getOrder(ctx, String(a.id)), { single: true });
+    },
   }),
 }));

@@ -2,7 +2,7 @@
 import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
-import { recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
+import { currentStateFirst, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Ctx } from "../shared/context";
@@ -158,5 +158,5 @@ export async function subscribeOrderUpdates(ctx: Ctx, id: string) {
   const order = await getOrder(ctx, id);
   const t = requireTenant(ctx);
   const mine = (e: Envelope) => ORDER_EVENTS.has(e.type) && (e.data as { orderId?: string } | null)?.orderId === order.id;
-  return whileCredentialLive<Envelope>(ctx, pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter(mine)));
+  return whileCredentialLive(ctx, currentStateFirst(pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter(mine))));
 }
