@@ -47,3 +47,14 @@ test("every response carries a Request-Id; an error body repeats it; a caller's 
   const page = await fetch(`${t.url}/checkout/00000000-0000-4000-8000-000000000000`);
   expect(page.headers.get("request-id")).toMatch(/^req_/);
 });
+
+test("an unknown field names the likely fix: another casing, a synonym or a typo", async () => {
+  const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId } });
+  const item = await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Widget", unit_price: 1999 } });
+  expect(item.status).toBe(422);
+  expect(item.body.error.details.issues).toContainEqual({ path: ["unit_price"], message: 'Unknown field; did you mean "unitPrice"?' });
+  const addr = await api("PATCH", `carts/${cart.body.data.id}`, { key: demo.apiKey, body: { shippingAddress: { addressLine1: "1 Main St", city: "Austin", countryCode: "US", region: "TX" } } });
+  expect(addr.body.error.details.issues).toEqual([{ path: ["shippingAddress", "region"], message: 'Unknown field; did you mean "stateProvince"?' }]);
+  const odd = await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Widget", unitPrice: 1, isAdmin: true } });
+  expect(odd.body.error.details.issues).toEqual([{ path: ["isAdmin"], message: "Unknown field" }]);
+});

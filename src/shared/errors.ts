@@ -41,15 +41,82 @@ export function describeIssues(issues: Issue[]) {
   return `${where}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`;
 }
 
-export function fromZod(err: z.ZodError, prefix: (string | number)[] = []): DomainError {
+export function fromZod(err: z.ZodError, prefix: (string | number)[] = [], schema?: z.ZodType): DomainError {
   const issues: Issue[] = [];
   for (const i of err.issues) {
     const path = [...prefix, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
-    // One issue per unknown field, with the field in the path, so a client can point at it.
-    if (i.code === "unrecognized_keys") for (const k of i.keys) issues.push({ path: [...path, k], message: "Unknown field" });
-    else issues.push({ path, message: i.message });
+    // One issue per unknown field, with the field in the path, so a client can point at it (and the likely fix).
+    if (i.code === "unrecognized_keys") {
+      const known = schema ? knownKeysAt(schema, i.path) : [];
+      for (const k of i.keys) {
+        const guess = suggestField(k, known);
+        issues.push({ path: [...path, k], message: guess ? `Unknown field; did you mean "${guess}"?` : "Unknown field" });
+      }
+    } else issues.push({ path, message: i.message });
   }
   return errors.validation(issues);
+}
+
+/** The keys an object schema accepts at `path` (through optional, nullable, default, pipe and array wrappers). */
+function knownKeysAt(schema: z.ZodType, path: PropertyKey[]): string[] {
+  let s: any = schema;
+  const unwrap = () => {
+    for (let n = 0; s && n < 10; n++) {
+      const def = s._zod?.def;
+      if (!def) return;
+      if (def.innerType) s = def.innerType;
+      else if (def.type === "pipe") s = def.in;
+      else return;
+    }
+  };
+  unwrap();
+  for (const p of path) {
+    const def = s?._zod?.def;
+    if (def?.type === "object") s = def.shape?.[p as string];
+    else if (def?.type === "array") s = def.element;
+    else return [];
+    unwrap();
+  }
+  const def = s?._zod?.def;
+  return def?.type === "object" ? Object.keys(def.shape ?? {}) : [];
+}
+
+const FIELD_SYNONYMS: Record<string, string[]> = {
+  stateProvince: ["region", "state", "province", "county"],
+  postalCode: ["zip", "zipCode", "postcode", "postCode"],
+  countryCode: ["country"],
+  addressLine1: ["address", "line1", "street"],
+  addressLine2: ["line2"],
+  unitPrice: ["price", "amount"],
+  quantity: ["qty"],
+};
+
+/** The accepted field a client most likely meant: snake_case or another casing, a common synonym, or a typo. */
+export function suggestField(sent: string, known: string[]): string | null {
+  if (known.length === 0) return null;
+  const norm = (k: string) => k.replace(/[_\-\s]/g, "").toLowerCase();
+  const byNorm = known.find((k) => norm(k) === norm(sent));
+  if (byNorm) return byNorm;
+  const synonym = known.find((k) => FIELD_SYNONYMS[k]?.some((s) => norm(s) === norm(sent)));
+  if (synonym) return synonym;
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = editDistance(norm(sent), norm(k));
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best !== null && bestD <= Math.max(1, Math.floor(norm(sent).length / 4)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3) return Infinity;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 // PostgreSQL text cannot hold NUL, and a lone UTF-16 surrogate is not encodable: both are input errors.
@@ -77,6 +144,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
   const unsafe = unsafeStringPaths(input, prefix);
   if (unsafe.length) throw errors.validation(unsafe);
   const res = schema.safeParse(input);
-  if (!res.success) throw fromZod(res.error, prefix);
+  if (!res.success) throw fromZod(res.error, prefix, schema);
   return res.data;
 }
