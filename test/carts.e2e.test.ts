@@ -77,8 +77,11 @@ describe("POST /carts and GET /carts/{id}", () => {
     expectError(await api("POST", "carts", { key: key(), body: { applicationId: demo.applicationId, currency: "US" } }), 422, "validation_error", ["currency"]);
   });
 
-  test("applicationId: required; another application (or another workspace's) is 404 not_found", async () => {
-    expectError(await api("POST", "carts", { key: key(), body: {} }), 422, "validation_error", ["applicationId"]);
+  test("applicationId: optional (the key's application); another application (or another workspace's) is 404 not_found", async () => {
+    const res = await api("POST", "carts", { key: key(), body: {} });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ applicationId: demo.applicationId, status: "open" });
+    expectError(await api("POST", "carts", { key: key(), body: { applicationId: "nope" } }), 422, "validation_error", ["applicationId"]);
     expectError(await api("POST", "carts", { key: key(), body: { applicationId: randomUUID() } }), 404, "not_found");
     expectError(await api("POST", "carts", { key: key(), body: { applicationId: other.applicationId } }), 404, "not_found");
   });

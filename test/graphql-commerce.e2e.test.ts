@@ -286,7 +286,7 @@ describe("orders and payments", () => {
   test("resolveTestPayment settles a 3-D Secure payment; same codes as REST", async () => {
     const { orderId, paymentId, paymentStatus } = await completed("tok_3ds_required");
     expect(paymentStatus).toBe("processing");
-    expectSameError(await gql(ResolveTestPaymentDocument, { id: paymentId, outcome: "maybe" }, key()), await api("POST", `test-processor/payments/${paymentId}/resolve`, { ...key(), body: { outcome: "maybe" } }), "validation_error");
+    expectSameError(await gql(ResolveTestPaymentDocument, { id: paymentId, outcome: "maybe" as never }, key()), await api("POST", `test-processor/payments/${paymentId}/resolve`, { ...key(), body: { outcome: "maybe" } }), "validation_error");
     const resolved = await gql(ResolveTestPaymentDocument, { id: paymentId, outcome: "captured" }, key());
     expect(resolved.errors).toBeNull();
     expect(resolved.data!.resolveTestPayment).toMatchObject({ id: paymentId, status: "captured", capturedAmount: 5000 });
@@ -304,21 +304,29 @@ describe("shipping and tax settings", () => {
     ],
     taxRates: { US: { rateBps: 825, name: "Sales tax" }, CA: { rateBps: 1300 } },
   };
+  /** GraphQL cannot type a map: the tax table is a list of { countryCode, rateBps, name } there. */
+  const asList = (m: Record<string, { rateBps: number; name?: string | null }>) => Object.entries(m).map(([countryCode, r]) => ({ countryCode, ...r }));
+  const restAsGraphql = (d: { taxRates: Record<string, { rateBps: number; name: string | null }> }) => ({ ...d, taxRates: asList(d.taxRates).sort((a, b) => a.countryCode.localeCompare(b.countryCode)) });
+  const GQL_SETTINGS = { ...SETTINGS, taxRates: asList(SETTINGS.taxRates) };
 
   test("shippingTaxSettings and replaceShippingTaxSettings equal REST; calculateCart persists with the new tables", async () => {
     const before = await gql(ShippingTaxSettingsDocument, {}, key());
-    expect(before.data!.shippingTaxSettings).toEqual((await api("GET", "shipping-tax/settings", key())).body.data);
-    const put = await gql(ReplaceShippingTaxSettingsDocument, SETTINGS, key());
+    expect(before.data!.shippingTaxSettings).toEqual(restAsGraphql((await api("GET", "shipping-tax/settings", key())).body.data));
+    const put = await gql(ReplaceShippingTaxSettingsDocument, GQL_SETTINGS, key());
     expect(put.errors).toBeNull();
     expect(put.data!.replaceShippingTaxSettings).toMatchObject({
       flatRates: [
         { methodId: "standard", displayName: "Standard", rateAmount: 100, carrier: "USPS", serviceCode: null, estimatedDeliveryDays: 5 },
         { methodId: "express", displayName: "Express", rateAmount: 1500, carrier: null, serviceCode: "2DAY", estimatedDeliveryDays: null },
       ],
-      taxRates: { US: { rateBps: 825, name: "Sales tax" }, CA: { rateBps: 1300, name: null } },
+      taxRates: [
+        { countryCode: "CA", rateBps: 1300, name: null },
+        { countryCode: "US", rateBps: 825, name: "Sales tax" },
+      ],
     });
     expect(put.data!.replaceShippingTaxSettings.updatedAt).not.toBeNull();
-    const rest = (await api("GET", "shipping-tax/settings", key())).body.data;
+    const rest = restAsGraphql((await api("GET", "shipping-tax/settings", key())).body.data);
+    expect(rest.taxRates).toHaveLength(2);
     expect(put.data!.replaceShippingTaxSettings).toEqual(rest);
     expect((await gql(ShippingTaxSettingsDocument, {}, key())).data!.shippingTaxSettings).toEqual(rest);
 
@@ -331,12 +339,15 @@ describe("shipping and tax settings", () => {
 
   test("same codes as REST: validation_error, insufficient_scopes", async () => {
     const bad = { flatRates: [], taxRates: { us: { rateBps: 1 } } };
-    expectSameError(await gql(ReplaceShippingTaxSettingsDocument, bad, key()), await api("PUT", "shipping-tax/settings", { ...key(), body: bad }), "validation_error");
+    expectSameError(await gql(ReplaceShippingTaxSettingsDocument, { flatRates: [], taxRates: asList(bad.taxRates) }, key()), await api("PUT", "shipping-tax/settings", { ...key(), body: bad }), "validation_error");
     const dup = { flatRates: [SETTINGS.flatRates[0], SETTINGS.flatRates[0]], taxRates: {} };
-    expectSameError(await gql(ReplaceShippingTaxSettingsDocument, dup, key()), await api("PUT", "shipping-tax/settings", { ...key(), body: dup }), "validation_error");
+    expectSameError(await gql(ReplaceShippingTaxSettingsDocument, { ...dup, taxRates: [] }, key()), await api("PUT", "shipping-tax/settings", { ...key(), body: dup }), "validation_error");
+    // A country twice has no REST equivalent (a JSON object has each key once): refused by name, nothing stored.
+    const twice = await gql(ReplaceShippingTaxSettingsDocument, { flatRates: [], taxRates: [{ countryCode: "US", rateBps: 1 }, { countryCode: "US", rateBps: 2 }] }, key());
+    expect(twice.errors?.[0].extensions).toMatchObject({ code: "validation_error", details: { issues: [{ path: ["taxRates", 1, "countryCode"] }] } });
     const readOnly = { key: (await mintKeyVia(api, demo, ["shipping_tax:read"])).rawKey };
     expect((await gql(ShippingTaxSettingsDocument, {}, readOnly)).errors).toBeNull();
-    expectSameError(await gql(ReplaceShippingTaxSettingsDocument, SETTINGS, readOnly), await api("PUT", "shipping-tax/settings", { ...readOnly, body: SETTINGS }), "insufficient_scopes");
+    expectSameError(await gql(ReplaceShippingTaxSettingsDocument, GQL_SETTINGS, readOnly), await api("PUT", "shipping-tax/settings", { ...readOnly, body: SETTINGS }), "insufficient_scopes");
     const cartsOnly = { key: (await mintKeyVia(api, demo, ["carts:read"])).rawKey };
     expectSameError(await gql(ShippingTaxSettingsDocument, {}, cartsOnly), await api("GET", "shipping-tax/settings", cartsOnly), "insufficient_scopes");
   });

@@ -126,11 +126,23 @@ test("test ping: delivered and signed; deliveries list and the delivery with its
   const verified = new Stripe("sk_test_unused").webhooks.constructEvent(received.rawBody, String(received.headers["x-service-signature"]), ep.secret!) as any;
   expect(verified).toMatchObject({ id: delivery.eventId, type: "webhook.ping", data: { endpointId: ep.endpoint.id } });
   const page = await until(() => deliveriesOf(ep.endpoint.id), (p) => p.nodes[0]?.status === "succeeded");
-  expect(page).toMatchObject({ total: 1, limit: 100, offset: 0 });
+  expect(page.pageInfo).toEqual({ cursor: null, hasMore: false });
   expect(page.nodes[0]).toMatchObject({ id: delivery.id, eventId: delivery.eventId, attempts: 1, lastStatusCode: 200, nextAttemptAt: null });
   const restPage = await api("GET", `webhook-endpoints/${ep.endpoint.id}/deliveries?limit=100`, key());
   expect(page.nodes).toEqual(restPage.body.data);
-  expect({ total: page.total, limit: page.limit, offset: page.offset }).toEqual(restPage.body.meta);
+  expect(restPage.body.meta).toEqual({ total: 1, limit: 100, offset: 0 });
+
+  // The one paging shape: a second ping, then pages of one follow the cursor, newest first, as REST's offsets do.
+  await gql(TestWebhookEndpointDocument, { id: ep.endpoint.id }, key());
+  await until(() => deliveriesOf(ep.endpoint.id), (p) => p.nodes.length === 2);
+  const first = (await gql(WebhookDeliveriesDocument, { endpointId: ep.endpoint.id, limit: 1 }, key())).data!.webhookDeliveries;
+  expect(first.pageInfo).toEqual({ cursor: expect.any(String), hasMore: true });
+  const second = (await gql(WebhookDeliveriesDocument, { endpointId: ep.endpoint.id, limit: 1, cursor: first.pageInfo.cursor }, key())).data!.webhookDeliveries;
+  expect(second.pageInfo).toEqual({ cursor: null, hasMore: false });
+  const restOffsets = await Promise.all([0, 1].map(async (o) => (await api("GET", `webhook-endpoints/${ep.endpoint.id}/deliveries?limit=1&offset=${o}`, key())).body.data[0].id));
+  expect([first.nodes[0].id, second.nodes[0].id]).toEqual(restOffsets);
+  expect(second.nodes[0].id).toBe(delivery.id);
+  expect(codeOf(await gql(WebhookDeliveriesDocument, { endpointId: ep.endpoint.id, cursor: "!!!" }, key()))).toBe("validation_error");
 
   const one = await gql(WebhookDeliveryDocument, { endpointId: ep.endpoint.id, id: delivery.id }, key());
   expect(one.data!.webhookDelivery.attemptLog).toEqual([expect.objectContaining({ number: 1, statusCode: 200, error: null, responseExcerpt: "ok" })]);
@@ -227,7 +239,10 @@ test("eventTypes equals GET /event-types with its conventions; any credential, n
   const g = await gql(EventTypesDocument, {}, key());
   expect(g.errors).toBeNull();
   const rest = await api("GET", "event-types", key());
-  expect(g.data!.eventTypes).toEqual({ types: rest.body.data, conventions: rest.body.meta.conventions });
+  // GraphQL types the retired-name map as a list of { name, deliveredAs }.
+  const retired = Object.entries(rest.body.meta.conventions.retired).map(([name, deliveredAs]) => ({ name, deliveredAs }));
+  expect(retired).toEqual([{ name: "order.completed", deliveredAs: "order.fulfilled" }]);
+  expect(g.data!.eventTypes).toEqual({ types: rest.body.data, conventions: { ...rest.body.meta.conventions, retired } });
   expect(g.data!.eventTypes.types.find((e) => e.type === "webhook.ping")).toMatchObject({ readScope: "webhooks:read", subscribable: false, requiredDataKeys: ["endpointId"] });
   const narrow = (await mintKeyVia(api, demo, ["quotes:read"])).rawKey;
   expect((await gql(EventTypesDocument, {}, { key: narrow })).data!.eventTypes.types.length).toBe(rest.body.data.length);

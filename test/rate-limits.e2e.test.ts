@@ -148,7 +148,7 @@ describe("keyless checkout and the card-testing guard", () => {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          query: "mutation($id: ID!, $a: JSON) { completeCheckoutSession(id: $id, paymentMethod: \"card\", paymentToken: \"tok_card_declined\", shippingAddress: $a) { orderId } }",
+          query: "mutation($id: ID!, $a: AddressInput) { completeCheckoutSession(id: $id, paymentMethod: card, paymentToken: \"tok_card_declined\", shippingAddress: $a) { orderId } }",
           variables: { id, a: ADDRESS },
         }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));

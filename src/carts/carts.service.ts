@@ -6,7 +6,7 @@ import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client
 import { findCustomer, emailSchema } from "../customers/customers.service";
 import { principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
-import { type Address, addressSchema, metadataSchema } from "../shared/address";
+import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount, currencyCode, lineTotal, MAX_AMOUNT, sum } from "../shared/money";
@@ -50,7 +50,8 @@ const customerRef = z
 const shortText = (max: number) => z.string().trim().min(1).max(max);
 
 export const createCartInput = z.strictObject({
-  applicationId: z.uuid(),
+  /** Optional: the credential pins one application; when sent it must be that one. */
+  applicationId: z.uuid().optional(),
   customerId: customerRef.nullish(),
   customerEmail: emailSchema.nullish(),
   currency: currencyInput.optional(),
@@ -237,17 +238,6 @@ async function requireCustomer(ctx: Ctx, tenant: TenantIds, id: string) {
   return customer;
 }
 
-function storedAddress(a: Address) {
-  return {
-    addressLine1: a.addressLine1,
-    addressLine2: a.addressLine2 || null,
-    city: a.city,
-    stateProvince: a.stateProvince || null,
-    postalCode: a.postalCode || null,
-    countryCode: a.countryCode,
-  };
-}
-
 /** A Prisma write value for a nullable JSON column: null clears it (SQL NULL). */
 export function jsonOrNull<T>(value: T | null): T | typeof Prisma.DbNull {
   return value === null ? Prisma.DbNull : value;
@@ -256,8 +246,8 @@ export function jsonOrNull<T>(value: T | null): T | typeof Prisma.DbNull {
 /** Address fields of a PATCH or a calculation, as Prisma data; only the keys that were sent. */
 export function addressData(input: { shippingAddress?: Address | null; billingAddress?: Address | null }) {
   const data: Prisma.CartUpdateManyMutationInput = {};
-  if (input.shippingAddress !== undefined) data.shippingAddress = jsonOrNull(input.shippingAddress && storedAddress(input.shippingAddress));
-  if (input.billingAddress !== undefined) data.billingAddress = jsonOrNull(input.billingAddress && storedAddress(input.billingAddress));
+  if (input.shippingAddress !== undefined) data.shippingAddress = jsonOrNull(input.shippingAddress && canonicalAddress(input.shippingAddress));
+  if (input.billingAddress !== undefined) data.billingAddress = jsonOrNull(input.billingAddress && canonicalAddress(input.billingAddress));
   return data;
 }
 
@@ -268,7 +258,7 @@ export async function createCart(ctx: Ctx, body: unknown) {
   const input = parseInput(createCartInput, body);
   const t = tenantIds(ctx);
   // A key is pinned to one application: any other id answers like an unknown one.
-  if (input.applicationId !== t.applicationId) throw errors.notFound("Application");
+  if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   const applicationCurrency = p.application!.currency;
   if (input.currency && input.currency !== applicationCurrency) throw cartErrors.currencyMismatch(input.currency, applicationCurrency);
   return withTx(ctx, async (tx) => {

@@ -12,7 +12,7 @@ import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
 import { requireScope, requireTenant } from "../platform/auth.service";
-import { addressSchema, metadataSchema } from "../shared/address";
+import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -28,7 +28,8 @@ export const STALE_CLAIM_MS = 60_000;
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 export const createSessionInput = z.strictObject({
-  applicationId: z.uuid(),
+  /** Optional: the credential pins one application; when sent it must be that one. */
+  applicationId: z.uuid().optional(),
   cartId: z.uuid().optional(),
   externalCartId: z.string().min(1).max(200).optional(),
   returnUrl: httpUrl,
@@ -85,7 +86,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   requireScope(ctx, "checkout:write");
   const input = parseInput(createSessionInput, body);
   const t = requireTenant(ctx);
-  if (input.applicationId !== t.applicationId) throw errors.notFound("Application");
+  if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   if (input.recurring !== undefined) {
     throw new DomainError("recurring_not_supported", 422, "Recurring checkout (subscriptions) is not available yet", { field: "recurring" });
   }
@@ -258,8 +259,8 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
 
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s0.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
   const email = (input.email ?? s0.customerEmail ?? cart.customerEmail)?.toLowerCase() ?? null;
-  const shippingAddress = input.shippingAddress ?? (cart.shippingAddress as any) ?? (s0.customer as any)?.shippingAddress ?? null;
-  const billingAddress = input.billingAddress ?? (cart.billingAddress as any) ?? (s0.customer as any)?.billingAddress ?? null;
+  const shippingAddress = canonicalAddress(input.shippingAddress ?? (cart.shippingAddress as Address | null) ?? (s0.customer as any)?.shippingAddress ?? null);
+  const billingAddress = canonicalAddress(input.billingAddress ?? (cart.billingAddress as Address | null) ?? (s0.customer as any)?.billingAddress ?? null);
   const missing: string[] = [];
   if (!email) missing.push("email");
   if (s0.collectShipping && cart.lineItems.some((l) => l.requiresShipping) && !shippingAddress) missing.push("shippingAddress");

@@ -4,13 +4,14 @@ import { builder } from "../graphql/builder";
 import { createCustomer, customerView, getCustomer, getCustomerByExternalId } from "./customers.service";
 
 export const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("Customer").implement({
+  description: "A buyer you know: linked to carts and orders, with their own payment terms",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    externalId: t.exposeString("externalId", { nullable: true }),
-    email: t.exposeString("email", { nullable: true }),
-    company: t.exposeString("company", { nullable: true }),
-    name: t.exposeString("name", { nullable: true }),
-    phone: t.exposeString("phone", { nullable: true }),
+    id: t.exposeID("id", { description: "Unique identifier (a UUID; inputs also take it with a `cus_` prefix)" }),
+    externalId: t.exposeString("externalId", { nullable: true, description: "Your id for the customer, unique in the environment" }),
+    email: t.exposeString("email", { nullable: true, description: "Email address" }),
+    company: t.exposeString("company", { nullable: true, description: "Company name" }),
+    name: t.exposeString("name", { nullable: true, description: "Full name" }),
+    phone: t.exposeString("phone", { nullable: true, description: "Phone number" }),
     metadata: t.field({ type: "JSON", resolve: (c) => c.metadata }),
     createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
   }),
@@ -21,13 +22,14 @@ builder.queryFields((t) => ({
     type: CustomerRef,
     description: "By id (`cus_` prefix optional)",
     authScopes: { scope: "customers:read" },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The customer's id" }) },
     resolve: async (_r, a, ctx) => customerView(await getCustomer(ctx, String(a.id))),
   }),
   customerByExternalId: t.field({
     type: CustomerRef,
+    description: "By your own id for the customer",
     authScopes: { scope: "customers:read" },
-    args: { externalId: t.arg.string({ required: true }) },
+    args: { externalId: t.arg.string({ required: true, description: "Your id for the customer" }) },
     resolve: async (_r, a, ctx) => customerView(await getCustomerByExternalId(ctx, a.externalId)),
   }),
 }));
@@ -35,13 +37,14 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createCustomer: t.field({
     type: CustomerRef,
+    description: "Creates a customer (409 customer_already_exists when the email or externalId is taken)",
     authScopes: { scope: "customers:write" },
     args: {
-      email: t.arg.string(),
-      externalId: t.arg.string(),
-      company: t.arg.string(),
-      name: t.arg.string(),
-      phone: t.arg.string(),
+      email: t.arg.string({ description: "Email address" }),
+      externalId: t.arg.string({ description: "Your id for the customer, unique in the environment" }),
+      company: t.arg.string({ description: "Company name" }),
+      name: t.arg.string({ description: "Full name" }),
+      phone: t.arg.string({ description: "Phone number" }),
       metadata: t.arg({ type: "JSON" }),
     },
     resolve: async (_r, a, ctx) => customerView(await createCustomer(ctx, compact(a))),

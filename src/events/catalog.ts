@@ -55,6 +55,22 @@ const BY_SCOPE: Record<string, string[]> = {
 
 /** Types delivered without a subscription and never listable in enabledEvents. */
 export const UNSUBSCRIBABLE = new Set(["webhook.ping", "extension.uninstalled", "extension.webhook_secret_rotated"]);
+/**
+ * The types some code path records today (test/events-emitted.test.ts compares this with the recordEvent calls in
+ * src/ both ways). The rest of the catalog is reserved for capabilities still being built: endpoints may subscribe
+ * to them now and will receive them once they ship.
+ */
+export const EMITTED_TODAY: ReadonlySet<string> = new Set([
+  "cart.created", "cart.updated", "cart.item_added", "cart.item_updated", "cart.item_removed", "cart.shipping_selected",
+  "cart.shipping_cleared", "cart.tax_recomputed", "cart.checkout_started", "cart.converted", "cart.abandoned",
+  "customer.created",
+  "order.created", "order.updated",
+  "payment.pending", "payment.processing", "payment.authorized", "payment.captured", "payment.failed", "payment.expired",
+  "payment.refunded", "payment.partially_refunded", "payment.refund_failed",
+  "invoice.overdue",
+  "webhook.ping",
+]);
+
 /** Retired names accepted on write and rewritten (platform.md part 9 rule 3). */
 export const RETIRED: Record<string, string> = { "order.completed": "order.fulfilled" };
 
@@ -125,6 +141,7 @@ export function eventTypeInfo(type: string) {
     type,
     readScope: READ_SCOPE.get(type)!,
     subscribable: !UNSUBSCRIBABLE.has(type),
+    emitted: EMITTED_TODAY.has(type),
     trigger: TRIGGERS[type] ?? `A ${type.split(".")[0]} ${type.split(".").slice(1).join(" ").replace(/_/g, " ")} change.`,
     dataShape: "object",
     requiredDataKeys,

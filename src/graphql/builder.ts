@@ -65,9 +65,17 @@ builder.scalarType("JSON", {
   parseValue: (v) => v,
 });
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({ description: "Reads. Every field checks the credential's scope and sees only its application and environment" });
+builder.mutationType({
+  description: "Writes. Send an Idempotency-Key header to make a retry safe: the same key and body replay the first answer",
+});
 
 export const PageInfo = builder
   .objectRef<{ cursor: string | null; hasMore: boolean }>("PageInfo")
-  .implement({ fields: (t) => ({ cursor: t.exposeString("cursor", { nullable: true }), hasMore: t.exposeBoolean("hasMore") }) });
+  .implement({
+    description: "Where a page ends",
+    fields: (t) => ({
+      cursor: t.exposeString("cursor", { nullable: true, description: "Pass as `cursor` for the next page; null on the last page" }),
+      hasMore: t.exposeBoolean("hasMore", { description: "Whether another page follows" }),
+    }),
+  });

@@ -1,6 +1,7 @@
 // Imports every domain's schema file, then builds. Order of imports is the order of registration.
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder";
+import { describeCommonFields } from "./descriptions";
 import "../platform/platform.schema";
 import "../events/events.schema";
 import "../webhooks/webhooks.schema";
@@ -8,6 +9,7 @@ import "../customers/customers.schema";
 import "../carts/carts.schema";
 import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
+import "../payments/payments.schema";
 import "../orders/orders.schema";
 
-export const schema = lexicographicSortSchema(builder.toSchema());
+export const schema = lexicographicSortSchema(describeCommonFields(builder.toSchema()));

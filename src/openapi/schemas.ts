@@ -55,7 +55,7 @@ export const Event = z
   .meta({ id: "Event", description: "The event envelope; ignore unknown keys" });
 
 export const EventType = z
-  .object({ type: z.string(), readScope: z.string(), subscribable: z.boolean(), trigger: z.string(), dataShape: z.string(), requiredDataKeys: z.array(z.string()), example: Event })
+  .object({ type: z.string(), readScope: z.string(), subscribable: z.boolean(), emitted: z.boolean().describe("Whether the service records this type today; the others are reserved for capabilities still being built"), trigger: z.string(), dataShape: z.string(), requiredDataKeys: z.array(z.string()), example: Event })
   .meta({ id: "EventType" });
 
 export const WebhookEndpoint = z

@@ -1,144 +1,170 @@
-// GraphQL for orders and payments: reads, capture/refund/mark-failed, and the live orderUpdated(id).
-import { liveItem } from "../events/events.service";
-import { builder, PageInfo } from "../graphql/builder";
-import type { OrderStatusHistory, Transaction } from "../generated/prisma/client";
-import {
-  capturePayment,
-  captureOrderPayments,
-  getPayment,
-  listPayments,
-  markPaymentFailed,
-  paymentTransactions,
-  paymentView,
-  refundPayment,
-  resolveTestPayment,
-} from "../payments/payments.service";
+// GraphQL for orders: reads, status history, capture, and the live orderUpdated(id). Payments are in
+// payments.schema.ts; Order.payments and orderPayments reuse its Payment type.
 import { compact } from "../carts/carts.schema";
-import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView, subscribeOrderUpdates } from "./orders.service";
+import { LineItemTypeEnum } from "../carts/carts.schema";
+import { liveItem } from "../events/events.service";
+import type { OrderStatusHistory } from "../generated/prisma/client";
+import { builder } from "../graphql/builder";
+import { AddressRef, describedEnum, pageOf, ShippingRateRef } from "../graphql/shared-types";
+import { PaymentRef, type PaymentV } from "../payments/payments.schema";
+import { captureOrderPayments, paymentView } from "../payments/payments.service";
+import type { Address } from "../shared/address";
+import type { SelectedShipping } from "../carts/carts.service";
+import type { Actor, ORDER_STATUSES, OrderStatus } from "./order.machine";
+import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView, type PAYMENT_STATUSES, subscribeOrderUpdates } from "./orders.service";
 
 type OrderV = ReturnType<typeof orderView>;
-type PaymentV = ReturnType<typeof paymentView>;
+type OrderPaymentStatus = (typeof PAYMENT_STATUSES)[number];
+type ChangeSource = "manual" | "state_machine" | "fulfillment" | "payment" | "migration";
 
-const PaymentRef = builder.objectRef<PaymentV>("Payment").implement({
-  fields: (t) => ({
-    id: t.exposeID("id"),
-    orderId: t.exposeID("orderId", { nullable: true }),
-    status: t.exposeString("status"),
-    amount: t.exposeInt("amount"),
-    currency: t.exposeString("currency"),
-    method: t.exposeString("method"),
-    processor: t.exposeString("processor"),
-    authorizedAmount: t.exposeInt("authorizedAmount"),
-    capturedAmount: t.exposeInt("capturedAmount"),
-    refundedAmount: t.exposeInt("refundedAmount"),
-    error: t.field({ type: "JSON", nullable: true, resolve: (p) => p.error }),
-    disputed: t.exposeBoolean("disputed"),
-    disputeReason: t.exposeString("disputeReason", { nullable: true }),
-    disputeOpenedAt: t.field({ type: "DateTime", nullable: true, resolve: (p) => p.disputeOpenedAt }),
-    netN: t.int({ nullable: true, description: "Net-N terms in days (REST: net_n)", resolve: (p) => p.net_n }),
-    netNSource: t.exposeString("netNSource", { nullable: true }),
-    metadata: t.field({ type: "JSON", resolve: (p) => p.metadata }),
-    createdAt: t.field({ type: "DateTime", resolve: (p) => p.createdAt }),
-    updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
-  }),
+export const OrderStatusEnum = describedEnum<(typeof ORDER_STATUSES)[number]>("OrderStatus", "Where an order is in fulfilment", {
+  draft: "Being prepared; not yet placed",
+  pending: "Placed; payment not settled",
+  processing: "Paid (or invoiced) and being fulfilled",
+  partially_fulfilled: "Some items delivered",
+  fulfilled: "Everything delivered",
+  cancelled: "Cancelled before fulfilment",
+  closed: "Finished; no further changes",
 });
 
-const TransactionRef = builder.objectRef<Transaction>("PaymentTransaction").implement({
-  fields: (t) => ({
-    id: t.exposeID("id"),
-    paymentId: t.exposeID("paymentId"),
-    type: t.exposeString("type"),
-    status: t.exposeString("status"),
-    amount: t.exposeInt("amount"),
-    currency: t.exposeString("currency"),
-    createdAt: t.field({ type: "DateTime", resolve: (x) => x.createdAt }),
-  }),
+const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentStatus", "Where an order's money is, summed over its payments", {
+  pending: "Nothing settled yet",
+  authorized: "Held (or invoiced), not collected",
+  processing: "Waiting on the buyer or processor (e.g. 3-D Secure)",
+  partially_paid: "Part collected",
+  captured: "Collected in full",
+  partially_refunded: "Collected, part refunded",
+  refunded: "Refunded in full",
+  failed: "The payment failed",
+  voided: "The authorization was released",
+  disputed: "The buyer disputes a payment",
+  expired: "The authorization lapsed",
+});
+
+const ActorTypeEnum = describedEnum<Actor["actorType"]>("ActorType", "Who made a change", {
+  user: "A dashboard member",
+  system: "The service itself (jobs, state machines)",
+  integration: "An API key",
+});
+
+const ChangeSourceEnum = describedEnum<ChangeSource>("OrderChangeSource", "What caused an order's status change", {
+  manual: "A direct request",
+  state_machine: "A rule of the order's life cycle",
+  fulfillment: "A fulfilment update",
+  payment: "A payment settling",
+  migration: "A data import",
 });
 
 const StatusChangeRef = builder.objectRef<OrderStatusHistory>("OrderStatusChange").implement({
+  description: "One move of an order's status",
   fields: (t) => ({
-    fromStatus: t.exposeString("fromStatus", { nullable: true }),
-    toStatus: t.exposeString("toStatus"),
-    actorType: t.exposeString("actorType"),
-    actorId: t.exposeString("actorId", { nullable: true }),
-    reason: t.exposeString("reason", { nullable: true }),
-    source: t.exposeString("source"),
+    fromStatus: t.field({ type: OrderStatusEnum, nullable: true, description: "Before; null for the first entry", resolve: (h) => h.fromStatus as OrderStatus | null }),
+    toStatus: t.field({ type: OrderStatusEnum, description: "After", resolve: (h) => h.toStatus as OrderStatus }),
+    actorType: t.field({ type: ActorTypeEnum, description: "Who made it", resolve: (h) => h.actorType as Actor["actorType"] }),
+    actorId: t.exposeString("actorId", { nullable: true, description: "The member or key id, when there is one" }),
+    reason: t.exposeString("reason", { nullable: true, description: "Why, when given" }),
+    source: t.field({ type: ChangeSourceEnum, description: "What caused it", resolve: (h) => h.source as ChangeSource }),
     createdAt: t.field({ type: "DateTime", resolve: (h) => h.createdAt }),
   }),
 });
 
 const OrderLine = builder.objectRef<OrderV["lineItems"][number]>("OrderLineItem").implement({
+  description: "One line of an order, copied from the cart when it was placed",
   fields: (t) => ({
     id: t.exposeID("id"),
-    type: t.exposeString("type"),
-    referenceId: t.exposeString("referenceId", { nullable: true }),
-    name: t.exposeString("name"),
-    description: t.exposeString("description", { nullable: true }),
-    unitPrice: t.exposeInt("unitPrice"),
-    quantity: t.exposeInt("quantity"),
-    taxAmount: t.exposeInt("taxAmount"),
-    discountAmount: t.exposeInt("discountAmount"),
-    total: t.exposeInt("total"),
-    requiresShipping: t.exposeBoolean("requiresShipping"),
-    imageUrl: t.exposeString("imageUrl", { nullable: true }),
+    type: t.field({ type: LineItemTypeEnum, description: "What the line sells", resolve: (l) => l.type as never }),
+    referenceId: t.exposeString("referenceId", { nullable: true, description: "Your product or SKU id" }),
+    name: t.exposeString("name", { description: "What the buyer saw" }),
+    description: t.exposeString("description", { nullable: true, description: "Longer text under the name" }),
+    unitPrice: t.exposeInt("unitPrice", { description: "Price of one unit in minor units" }),
+    quantity: t.exposeInt("quantity", { description: "Units" }),
+    taxAmount: t.exposeInt("taxAmount", { description: "Tax on this line in minor units" }),
+    discountAmount: t.exposeInt("discountAmount", { description: "Discount on this line in minor units" }),
+    total: t.exposeInt("total", { description: "unitPrice × quantity, in minor units" }),
+    requiresShipping: t.exposeBoolean("requiresShipping", { description: "Whether it is shipped" }),
+    imageUrl: t.exposeString("imageUrl", { nullable: true, description: "Absolute image URL" }),
     metadata: t.field({ type: "JSON", resolve: (l) => l.metadata }),
   }),
 });
 
 const FulfillmentSummary = builder.objectRef<OrderV["fulfillmentSummary"]>("OrderFulfillmentSummary").implement({
-  fields: (t) => ({ itemsTotal: t.exposeInt("itemsTotal"), itemsFulfilled: t.exposeInt("itemsFulfilled"), itemsRemaining: t.exposeInt("itemsRemaining") }),
+  description: "How many units are delivered",
+  fields: (t) => ({
+    itemsTotal: t.exposeInt("itemsTotal", { description: "Units ordered" }),
+    itemsFulfilled: t.exposeInt("itemsFulfilled", { description: "Units delivered" }),
+    itemsRemaining: t.exposeInt("itemsRemaining", { description: "Units still to deliver" }),
+  }),
 });
 
 const OrderRef = builder.objectRef<OrderV>("Order").implement({
+  description: "What a buyer bought: lines, totals and payments, made by completing a checkout session",
   fields: (t) => ({
     id: t.exposeID("id"),
-    status: t.exposeString("status"),
-    paymentStatus: t.exposeString("paymentStatus"),
-    displayStatus: t.exposeString("displayStatus"),
+    status: t.field({ type: OrderStatusEnum, description: "Where it is in fulfilment", resolve: (o) => o.status as OrderStatus }),
+    paymentStatus: t.field({ type: OrderPaymentStatusEnum, description: "Where its money is", resolve: (o) => o.paymentStatus as OrderPaymentStatus }),
+    displayStatus: t.exposeString("displayStatus", { description: "A human label from status and paymentStatus, e.g. \"Processing · captured\"; not for logic" }),
     currency: t.exposeString("currency"),
-    email: t.exposeString("email", { nullable: true }),
-    customerId: t.exposeID("customerId", { nullable: true }),
-    checkoutSessionId: t.exposeID("checkoutSessionId", { nullable: true }),
-    cartId: t.exposeID("cartId", { nullable: true }),
-    lineItems: t.field({ type: [OrderLine], resolve: (o) => o.lineItems }),
-    subtotal: t.exposeInt("subtotal"),
-    shippingTotal: t.exposeInt("shippingTotal"),
-    taxTotal: t.exposeInt("taxTotal"),
-    discountTotal: t.exposeInt("discountTotal"),
-    total: t.exposeInt("total"),
-    compAmount: t.exposeInt("compAmount"),
-    fulfillmentSummary: t.field({ type: FulfillmentSummary, resolve: (o) => o.fulfillmentSummary }),
-    shippingAddress: t.field({ type: "JSON", nullable: true, resolve: (o) => o.shippingAddress }),
-    billingAddress: t.field({ type: "JSON", nullable: true, resolve: (o) => o.billingAddress }),
-    selectedShipping: t.field({ type: "JSON", nullable: true, resolve: (o) => o.selectedShipping }),
-    notes: t.exposeString("notes", { nullable: true }),
+    email: t.exposeString("email", { nullable: true, description: "The buyer's email" }),
+    customerId: t.exposeID("customerId", { nullable: true, description: "The linked customer" }),
+    checkoutSessionId: t.exposeID("checkoutSessionId", { nullable: true, description: "The session that made it" }),
+    cartId: t.exposeID("cartId", { nullable: true, description: "The cart it was made from" }),
+    lineItems: t.field({ type: [OrderLine], description: "Lines, in cart order", resolve: (o) => o.lineItems }),
+    subtotal: t.exposeInt("subtotal", { description: "Sum of unitPrice × quantity, minor units" }),
+    shippingTotal: t.exposeInt("shippingTotal", { description: "Shipping, minor units" }),
+    taxTotal: t.exposeInt("taxTotal", { description: "Tax, minor units" }),
+    discountTotal: t.exposeInt("discountTotal", { description: "Discounts, minor units" }),
+    total: t.exposeInt("total", { description: "subtotal - discountTotal + shippingTotal + taxTotal" }),
+    compAmount: t.exposeInt("compAmount", { description: "Amount given free of charge, minor units" }),
+    fulfillmentSummary: t.field({ type: FulfillmentSummary, description: "Units delivered so far", resolve: (o) => o.fulfillmentSummary }),
+    shippingAddress: t.field({ type: AddressRef, nullable: true, description: "Where it ships", resolve: (o) => o.shippingAddress as Address | null }),
+    billingAddress: t.field({ type: AddressRef, nullable: true, description: "Billing address", resolve: (o) => o.billingAddress as Address | null }),
+    selectedShipping: t.field({ type: ShippingRateRef, nullable: true, description: "The shipping rate chosen at checkout", resolve: (o) => o.selectedShipping as SelectedShipping | null }),
+    notes: t.exposeString("notes", { nullable: true, description: "Free text" }),
     metadata: t.field({ type: "JSON", resolve: (o) => o.metadata }),
-    capturedAmount: t.int({ nullable: true, description: "single-order reads only", resolve: (o) => o.capturedAmount ?? null }),
-    refundedAmount: t.int({ nullable: true, description: "single-order reads only", resolve: (o) => o.refundedAmount ?? null }),
-    onHold: t.exposeBoolean("onHold"),
-    holdReason: t.exposeString("holdReason", { nullable: true }),
-    heldAt: t.field({ type: "DateTime", nullable: true, resolve: (o) => o.heldAt }),
-    heldBy: t.exposeString("heldBy", { nullable: true }),
-    subscriptionId: t.exposeID("subscriptionId", { nullable: true }),
-    payments: t.field({ type: [PaymentRef], resolve: async (o, _a, ctx) => (await orderPayments(ctx, o.id)).map(paymentView) }),
+    capturedAmount: t.int({ nullable: true, description: "Collected over its payments, minor units (single-order reads only, null in lists)", resolve: (o) => o.capturedAmount ?? null }),
+    refundedAmount: t.int({ nullable: true, description: "Refunded over its payments, minor units (single-order reads only, null in lists)", resolve: (o) => o.refundedAmount ?? null }),
+    onHold: t.exposeBoolean("onHold", { description: "Whether fulfilment is paused" }),
+    holdReason: t.exposeString("holdReason", { nullable: true, description: "Why it is on hold" }),
+    heldAt: t.field({ type: "DateTime", nullable: true, description: "When it was put on hold", resolve: (o) => o.heldAt }),
+    heldBy: t.exposeString("heldBy", { nullable: true, description: "Who put it on hold" }),
+    subscriptionId: t.exposeID("subscriptionId", { nullable: true, description: "The subscription that renewed into it, if any" }),
+    payments: t.field({ type: [PaymentRef], description: "Its payments, newest first", resolve: async (o, _a, ctx) => (await orderPayments(ctx, o.id)).map(paymentView) }),
     createdAt: t.field({ type: "DateTime", resolve: (o) => o.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (o) => o.updatedAt }),
   }),
 });
 
-const page = <T>(name: string, node: any) =>
-  builder.objectRef<{ items: T[]; pagination: { cursor: string | null; hasMore: boolean } }>(name).implement({
-    fields: (t) => ({ nodes: t.field({ type: [node], resolve: (p) => p.items as any }), pageInfo: t.field({ type: PageInfo, resolve: (p) => p.pagination }) }),
-  });
-const OrderPage = page<OrderV>("OrderPage", OrderRef);
-const PaymentPage = page<PaymentV>("PaymentPage", PaymentRef);
+const OrderPage = pageOf<OrderV>("OrderPage", OrderRef, "orders");
+const orderId = "The order's id";
+
+const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
+  not_shipped: "Nothing shipped yet",
+  in_transit: "A shipment is on its way",
+  delivered: "Shipments delivered",
+  returned: "Shipments came back",
+});
 
 builder.queryFields((t) => ({
-  order: t.field({ type: OrderRef, authScopes: { scope: "orders:read" }, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => orderView(await getOrder(ctx, String(a.id)), { single: true }) }),
+  order: t.field({
+    type: OrderRef,
+    description: "One order, with its captured and refunded amounts",
+    authScopes: { scope: "orders:read" },
+    args: { id: t.arg.id({ required: true, description: orderId }) },
+    resolve: async (_r, a, ctx) => orderView(await getOrder(ctx, String(a.id)), { single: true }),
+  }),
   orders: t.field({
     type: OrderPage,
+    description: "Orders, newest first, filtered",
     authScopes: { scope: "orders:read" },
-    args: { status: t.arg.string(), paymentStatus: t.arg.string(), q: t.arg.string(), customerId: t.arg.id(), limit: t.arg.int(), cursor: t.arg.string() },
+    args: {
+      status: t.arg({ type: OrderStatusEnum, description: "Only this status" }),
+      paymentStatus: t.arg({ type: OrderPaymentStatusEnum, description: "Only this payment status" }),
+      q: t.arg.string({ description: "Search: email or line name contains it, or the order id" }),
+      customerId: t.arg.id({ description: "Only this customer's" }),
+      delivery: t.arg({ type: DeliveryEnum, description: "Only orders whose shipments are here" }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: async (_r, a, ctx) => {
       const p = await listOrders(ctx, compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }));
       return { items: p.items.map((o) => orderView(o)), pagination: p.pagination };
@@ -146,54 +172,28 @@ builder.queryFields((t) => ({
   }),
   orderPayments: t.field({
     type: [PaymentRef],
-    description: "Newest first (also Order.payments)",
+    description: "An order's payments, newest first (also Order.payments)",
     authScopes: { scope: "payments:read" },
-    args: { orderId: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => (await orderPayments(ctx, String(a.orderId))).map(paymentView),
+    args: { orderId: t.arg.id({ required: true, description: orderId }) },
+    resolve: async (_r, a, ctx): Promise<PaymentV[]> => (await orderPayments(ctx, String(a.orderId))).map(paymentView),
   }),
   orderStatusHistory: t.field({
     type: [StatusChangeRef],
-    description: "Oldest first",
+    description: "An order's status changes, oldest first",
     authScopes: { scope: "orders:read" },
-    args: { orderId: t.arg.id({ required: true }) },
+    args: { orderId: t.arg.id({ required: true, description: orderId }) },
     resolve: (_r, a, ctx) => orderStatusHistory(ctx, String(a.orderId)),
-  }),
-  paymentTransactions: t.field({
-    type: [TransactionRef],
-    description: "Oldest first",
-    authScopes: { scope: "payments:read" },
-    args: { paymentId: t.arg.id({ required: true }) },
-    resolve: (_r, a, ctx) => paymentTransactions(ctx, String(a.paymentId)),
-  }),
-  payment: t.field({ type: PaymentRef, authScopes: { scope: "payments:read" }, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => paymentView(await getPayment(ctx, String(a.id))) }),
-  payments: t.field({
-    type: PaymentPage,
-    authScopes: { scope: "payments:read" },
-    args: { method: t.arg.string(), status: t.arg.stringList(), orderId: t.arg.id(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => {
-      const p = await listPayments(ctx, compact({ method: a.method, status: a.status, order_id: a.orderId ? String(a.orderId) : null, limit: a.limit, cursor: a.cursor }));
-      return { items: p.items.map(paymentView), pagination: p.pagination };
-    },
   }),
 }));
 
 builder.mutationFields((t) => ({
   captureOrder: t.field({
     type: OrderRef,
+    description: "Captures every authorized payment of the order",
     authScopes: { scope: "payments:write" },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: orderId }) },
     resolve: async (_r, a, ctx) => orderView(await getOrder(ctx, await captureOrderPayments(ctx, String(a.id))), { single: true }),
   }),
-  capturePayment: t.field({ type: PaymentRef, authScopes: { scope: "payments:write" }, args: { id: t.arg.id({ required: true }), amount: t.arg.int() }, resolve: async (_r, a, ctx) => paymentView(await capturePayment(ctx, String(a.id), compact({ amount: a.amount }))) }),
-  refundPayment: t.field({ type: PaymentRef, authScopes: { scope: "payment_refunds:write" }, args: { id: t.arg.id({ required: true }), amount: t.arg.int() }, resolve: async (_r, a, ctx) => paymentView(await refundPayment(ctx, String(a.id), compact({ amount: a.amount }))) }),
-  resolveTestPayment: t.field({
-    type: PaymentRef,
-    description: "Test processor, non-production only: settles a processing (3-D Secure) payment",
-    authScopes: { scope: "payments:write" },
-    args: { id: t.arg.id({ required: true }), outcome: t.arg.string({ required: true, description: "authorized | captured | failed" }) },
-    resolve: async (_r, a, ctx) => paymentView(await resolveTestPayment(ctx, String(a.id), { outcome: a.outcome })),
-  }),
-  markPaymentFailed: t.field({ type: PaymentRef, authScopes: { scope: "payments:write" }, args: { id: t.arg.id({ required: true }), reason: t.arg.string({ required: true }) }, resolve: async (_r, a, ctx) => paymentView(await markPaymentFailed(ctx, String(a.id), { reason: a.reason })) }),
 }));
 
 builder.subscriptionFields((t) => ({
@@ -201,7 +201,7 @@ builder.subscriptionFields((t) => ({
     type: OrderRef,
     description: "The order: its current state first, then re-read after each of its order.* events",
     authScopes: { scope: "orders:read" },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: orderId }) },
     subscribe: (_r, a, ctx) => subscribeOrderUpdates(ctx, String(a.id)),
     resolve: async (e, a, ctx) => {
       liveItem(e);

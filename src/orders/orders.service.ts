@@ -5,6 +5,7 @@ import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
 import { currentStateFirst, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
 import { requireScope, requireTenant } from "../platform/auth.service";
+import { type Address, canonicalAddress } from "../shared/address";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { lineTotal } from "../shared/money";
@@ -39,8 +40,8 @@ export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: P
     total: o.total,
     compAmount: o.compAmount,
     fulfillmentSummary: { itemsTotal, itemsFulfilled: delivered, itemsRemaining: itemsTotal - delivered },
-    shippingAddress: o.shippingAddress,
-    billingAddress: o.billingAddress,
+    shippingAddress: canonicalAddress(o.shippingAddress as Address | null),
+    billingAddress: canonicalAddress(o.billingAddress as Address | null),
     selectedShipping: o.selectedShipping,
     notes: o.notes,
     metadata: o.metadata,

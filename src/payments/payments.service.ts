@@ -53,10 +53,14 @@ async function paymentEvent(ctx: Ctx, p: Payment, type: string, extra: Record<st
   });
 }
 
+/** A payment's ledger entries: what was asked of the processor and how it answered. */
+export type TransactionType = "authorization" | "capture" | "refund";
+export type TransactionStatus = "pending" | "succeeded" | "failed";
+
 /** Applies a processor's answer to a pending or processing payment, in the caller's transaction. */
 export async function applyChargeResult(ctx: Ctx, payment: Payment, result: ChargeResult, actor: Actor = system) {
   const now = ctx.clock.now();
-  const tx = (type: string, status: string, amount: number) =>
+  const tx = (type: TransactionType, status: TransactionStatus, amount: number) =>
     ctx.db.transaction.create({ data: { paymentId: payment.id, type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId, createdAt: now } });
   let p: Payment;
   switch (result.outcome) {

@@ -15,6 +15,21 @@ export const addressSchema = z.strictObject({
 });
 export type Address = z.output<typeof addressSchema>;
 
+/** An address as stored and served: all six keys, absent or empty optional ones as null. */
+export function canonicalAddress(a: Address): Address;
+export function canonicalAddress(a: Address | null | undefined): Address | null;
+export function canonicalAddress(a: Address | null | undefined): Address | null {
+  if (!a) return null;
+  return {
+    addressLine1: a.addressLine1,
+    addressLine2: a.addressLine2 || null,
+    city: a.city,
+    stateProvince: a.stateProvince || null,
+    postalCode: a.postalCode || null,
+    countryCode: a.countryCode,
+  };
+}
+
 /** Merchant JSON: at most 50 keys and 10 KB, returned unchanged. */
 export const metadataSchema = z
   .record(z.string().min(1).max(40), z.unknown())

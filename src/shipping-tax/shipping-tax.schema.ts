@@ -1,42 +1,71 @@
 // GraphQL for the built-in shipping and tax provider's settings. Same services and view as REST; the cart
-// calculation (calculateCart) is with the cart fields in carts.schema.ts.
+// calculation (calculateCart) is with the cart fields in carts.schema.ts. GraphQL cannot type a map, so the tax
+// table (REST: { "US": { rateBps, name } }) is a list of { countryCode, rateBps, name } here.
 import { compact } from "../carts/carts.schema";
 import { builder } from "../graphql/builder";
-import { type FlatRate, getSettings, putSettings, settingsView } from "./shipping-tax.service";
+import { errors } from "../shared/errors";
+import { type FlatRate, getSettings, putSettings, settingsView, type TaxRate } from "./shipping-tax.service";
 
 const FlatRateRef = builder.objectRef<FlatRate>("ShippingFlatRate").implement({
+  description: "A flat shipping rate offered to every cart that needs shipping",
   fields: (t) => ({
-    methodId: t.exposeString("methodId"),
-    displayName: t.exposeString("displayName"),
-    rateAmount: t.exposeInt("rateAmount"),
-    carrier: t.exposeString("carrier", { nullable: true }),
-    serviceCode: t.exposeString("serviceCode", { nullable: true }),
-    estimatedDeliveryDays: t.exposeInt("estimatedDeliveryDays", { nullable: true }),
+    methodId: t.exposeString("methodId", { description: "Your identifier of the method" }),
+    displayName: t.exposeString("displayName", { description: "What the buyer sees" }),
+    rateAmount: t.exposeInt("rateAmount", { description: "Price in minor units of the application's currency" }),
+    carrier: t.exposeString("carrier", { nullable: true, description: "Carrier name" }),
+    serviceCode: t.exposeString("serviceCode", { nullable: true, description: "The carrier's service code" }),
+    estimatedDeliveryDays: t.exposeInt("estimatedDeliveryDays", { nullable: true, description: "Business days to delivery" }),
+  }),
+});
+
+type TaxRateV = TaxRate & { countryCode: string };
+const TaxRateRef = builder.objectRef<TaxRateV>("CountryTaxRate").implement({
+  description: "The tax rate applied to carts shipped (or billed, without a shipping address) to one country",
+  fields: (t) => ({
+    countryCode: t.exposeString("countryCode", { description: "ISO 3166-1 alpha-2 code, upper case" }),
+    rateBps: t.exposeInt("rateBps", { description: "Rate in basis points, 0 to 10000 (825 = 8.25%)" }),
+    name: t.exposeString("name", { nullable: true, description: "Label of the tax line, e.g. Sales tax" }),
   }),
 });
 
 const SettingsRef = builder.objectRef<ReturnType<typeof settingsView>>("ShippingTaxSettings").implement({
+  description: "The built-in provider's tables for the credential's application and environment",
   fields: (t) => ({
-    flatRates: t.field({ type: [FlatRateRef], resolve: (s) => s.flatRates }),
-    taxRates: t.field({ type: "JSON", description: "country code (ISO 3166-1 alpha-2) -> { rateBps, name }", resolve: (s) => s.taxRates }),
+    flatRates: t.field({ type: [FlatRateRef], description: "Shipping rates on offer", resolve: (s) => s.flatRates }),
+    taxRates: t.field({
+      type: [TaxRateRef],
+      description: "Tax rate per country, by country code (REST: an object keyed by country code)",
+      resolve: (s) => Object.entries(s.taxRates).map(([countryCode, r]) => ({ countryCode, ...r })).sort((a, b) => a.countryCode.localeCompare(b.countryCode)),
+    }),
     updatedAt: t.field({ type: "DateTime", nullable: true, description: "null until the settings are first saved", resolve: (s) => s.updatedAt }),
   }),
 });
 
 const FlatRateInput = builder.inputType("ShippingFlatRateInput", {
+  description: "A flat shipping rate (methodId unique within the table)",
   fields: (t) => ({
-    methodId: t.string({ required: true }),
-    displayName: t.string({ required: true }),
-    rateAmount: t.int({ required: true }),
-    carrier: t.string(),
-    serviceCode: t.string(),
-    estimatedDeliveryDays: t.int(),
+    methodId: t.string({ required: true, description: "Your identifier of the method" }),
+    displayName: t.string({ required: true, description: "What the buyer sees" }),
+    rateAmount: t.int({ required: true, description: "Price in minor units" }),
+    carrier: t.string({ description: "Carrier name" }),
+    serviceCode: t.string({ description: "The carrier's service code" }),
+    estimatedDeliveryDays: t.int({ description: "Business days to delivery, 0 to 365" }),
+  }),
+});
+
+const TaxRateInput = builder.inputType("CountryTaxRateInput", {
+  description: "The tax rate of one country",
+  fields: (t) => ({
+    countryCode: t.string({ required: true, description: "ISO 3166-1 alpha-2 code, upper case; once per table" }),
+    rateBps: t.int({ required: true, description: "Rate in basis points, 0 to 10000" }),
+    name: t.string({ description: "Label of the tax line" }),
   }),
 });
 
 builder.queryFields((t) => ({
   shippingTaxSettings: t.field({
     type: SettingsRef,
+    description: "The built-in shipping and tax provider's tables",
     authScopes: { scope: "shipping_tax:read" },
     resolve: async (_r, _a, ctx) => settingsView(await getSettings(ctx)),
   }),
@@ -45,13 +74,20 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   replaceShippingTaxSettings: t.field({
     type: SettingsRef,
-    description: "PUT semantics: both tables are replaced (send [] or {} to empty one)",
+    description: "PUT semantics: both tables are replaced (send [] to empty one)",
     authScopes: { scope: "shipping_tax:write" },
     args: {
-      flatRates: t.arg({ type: [FlatRateInput], required: true }),
-      taxRates: t.arg({ type: "JSON", required: true, description: "country code -> { rateBps, name }" }),
+      flatRates: t.arg({ type: [FlatRateInput], required: true, description: "The new shipping rates (at most 50)" }),
+      taxRates: t.arg({ type: [TaxRateInput], required: true, description: "The new tax table (at most 250 countries)" }),
     },
-    resolve: async (_r, a, ctx) =>
-      settingsView(await putSettings(ctx, { flatRates: a.flatRates.map((r) => compact(r as Record<string, unknown>)), taxRates: a.taxRates })),
+    resolve: async (_r, a, ctx) => {
+      // A country twice is refused by name rather than silently keeping the last.
+      const taxRates: Record<string, unknown> = {};
+      for (const [i, r] of a.taxRates.entries()) {
+        if (r.countryCode in taxRates) throw errors.validation([{ path: ["taxRates", i, "countryCode"], message: `Duplicate country code "${r.countryCode}"` }]);
+        taxRates[r.countryCode] = compact({ rateBps: r.rateBps, name: r.name });
+      }
+      return settingsView(await putSettings(ctx, { flatRates: a.flatRates.map((r) => compact(r as Record<string, unknown>)), taxRates }));
+    },
   }),
 }));

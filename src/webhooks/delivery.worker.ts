@@ -241,12 +241,16 @@ export class DeliveryWorker {
       if (o.error === "endpoint_inactive") continue;
       byEndpoint.set(o.d.endpointId, [...(byEndpoint.get(o.d.endpointId) ?? []), o]);
     }
-    for (const [endpointId, list] of byEndpoint) {
+    // Sorted so that two batches touching the same endpoints lock them in one order (no deadlock).
+    for (const [endpointId, list] of [...byEndpoint].sort(([a], [b]) => a.localeCompare(b))) {
       const auth = (o: Outcome) => o.statusCode === 401 || o.statusCode === 403;
       if (!list.some(auth)) {
         await tx.webhookEndpoint.updateMany({ where: { id: endpointId, authFailureStreak: { gt: 0 } }, data: { authFailureStreak: 0, alertRaisedForStreak: false } });
         continue;
       }
+      // Two batches may finish at once for one endpoint: lock its row so each reads the streak the other wrote,
+      // otherwise both count to three from the same start and raise two alerts for one streak.
+      await tx.$executeRaw`SELECT 1 FROM "WebhookEndpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
       const ep = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: { authFailureStreak: true, alertRaisedForStreak: true } });
       let streak = ep.authFailureStreak;
       let raised = ep.alertRaisedForStreak;

@@ -186,6 +186,22 @@ export async function listDeliveries(ctx: Ctx, id: string, query: unknown) {
   return { items, total, limit: q.limit, offset: q.offset };
 }
 
+/**
+ * The same list in the cursor shape every other list has (GraphQL): the opaque cursor carries the offset of the
+ * next page, so newest-first order and the REST route's semantics are unchanged.
+ */
+export async function listDeliveriesPage(ctx: Ctx, id: string, page: { limit?: number; cursor?: string }) {
+  let offset = 0;
+  if (page.cursor !== undefined) {
+    const m = /^o:(\d{1,7})$/.exec(Buffer.from(page.cursor, "base64url").toString("utf8"));
+    if (!m) throw errors.validation([{ path: ["cursor"], message: "Invalid cursor: pass pageInfo.cursor of the previous page" }]);
+    offset = Number(m[1]);
+  }
+  const r = await listDeliveries(ctx, id, { limit: page.limit, offset });
+  const hasMore = r.offset + r.items.length < r.total;
+  return { items: r.items, pagination: { cursor: hasMore ? Buffer.from(`o:${r.offset + r.items.length}`).toString("base64url") : null, hasMore } };
+}
+
 export async function getDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
   requireScope(ctx, "webhooks:read");
   const ep = await findEndpoint(ctx, endpointId);
