@@ -13,6 +13,6 @@ export default tseslint.config(
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read settings through src/config.ts" }],
     },
   },
-  { files: ["src/config.ts", "src/cli/**", "scripts/**", "test/**", "bench/**", "prisma.config.ts", "codegen.ts", "jest.config.js"], rules: { "no-restricted-properties": "off" } },
-  { files: ["**/*.js", "**/*.cjs"], languageOptions: { globals: { module: "writable", require: "readonly", __dirname: "readonly" } } },
+  { files: ["src/config.ts", "src/cli/**", "scripts/**", "test/**", "bench/**", "prisma.config.ts", "prisma/diff.config.ts", "codegen.ts", "jest.config.js"], rules: { "no-restricted-properties": "off" } },
+  { files: ["**/*.js", "**/*.cjs"], languageOptions: { globals: { module: "writable", require: "readonly", __dirname: "readonly", process: "readonly", console: "readonly" } } },
 );

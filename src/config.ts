@@ -42,6 +42,10 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
   DATABASE_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional()),
+  /** connections this process keeps to PostgreSQL (docs/scaling.md: processes x pool <= the server's budget) */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  /** compiled query plans Prisma keeps per process (LRU; 0 turns the cache off); docs/prisma.md */
+  PRISMA_PLAN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional()),
   BASE_URL: optionalUrl,

@@ -18,6 +18,8 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
     url: config.DATABASE_URL,
     pgliteDir: opts.pgliteDir ?? path.join(config.DATA_DIR, "pglite"),
     migrate: opts.migrate,
+    poolMax: config.DATABASE_POOL_MAX,
+    planCacheSize: config.PRISMA_PLAN_CACHE_SIZE,
   });
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));

@@ -9,7 +9,7 @@ import { type Ctx, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";
 import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
-import { assertCartTotalsFit } from "./carts.service";
+import { assertCartFits, assertCartTotalsFit } from "./carts.service";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
 
 export const MAX_LINE_ITEMS = 250;
@@ -102,29 +102,28 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   const t = tenantIds(ctx);
   return withTx(ctx, async (tx) => {
     await lockEditableCart(tx, t, cartId);
-    // Counted under the cart's row lock, so concurrent adds cannot overshoot the limit.
-    const count = await tx.db.cartLineItem.count({ where: { cartId } });
-    if (count >= MAX_LINE_ITEMS) {
-      throw errors.validation([{ path: ["lineItems"], message: `A cart holds at most ${MAX_LINE_ITEMS} line items` }]);
-    }
     const imageUrl = input.imageUrl ? await resolveImageUrl(tx, t.applicationId, input.imageUrl) : null;
-    const item = await tx.db.cartLineItem.create({
-      data: {
-        cartId,
-        type: input.type,
-        referenceId: input.referenceId ?? null,
-        name: input.name,
-        description: input.description ?? null,
-        unitPrice: input.unitPrice,
-        quantity: input.quantity,
-        taxAmount: input.taxAmount,
-        discountAmount: input.discountAmount,
-        imageUrl,
-        requiresShipping: input.requiresShipping ?? input.type !== "service",
-        metadata: (input.metadata ?? {}) as object,
-      },
-    });
-    await assertCartTotalsFit(tx, cartId);
+    // One statement under the cart's row lock (taken above, so it sees every line committed before it): the line is
+    // inserted only while the cart holds fewer than MAX_LINE_ITEMS, and the cart's totals come back with it.
+    const [row] = await tx.db.$queryRaw<(CartLineItem & { before: { n: number; subtotal: number; discount: number; tax: number }; selectedShipping: unknown; taxLines: unknown })[]>`
+      WITH cur AS (
+        SELECT count(*)::int AS n, COALESCE(SUM("unitPrice"::bigint * quantity), 0)::float8 AS subtotal,
+               COALESCE(SUM("discountAmount"), 0)::float8 AS discount, COALESCE(SUM("taxAmount"), 0)::float8 AS tax
+        FROM "CartLineItem" WHERE "cartId" = ${cartId}::uuid
+      )
+      INSERT INTO "CartLineItem" (id, "cartId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount",
+                                  "imageUrl", "requiresShipping", metadata, "createdAt")
+      SELECT gen_random_uuid(), ${cartId}::uuid, ${input.type}, ${input.referenceId ?? null}, ${input.name}, ${input.description ?? null},
+             ${input.unitPrice}::int, ${input.quantity}::int, ${input.taxAmount}::int, ${input.discountAmount}::int, ${imageUrl},
+             ${input.requiresShipping ?? input.type !== "service"}, ${JSON.stringify(input.metadata ?? {})}::jsonb, clock_timestamp()
+      FROM cur WHERE cur.n < ${MAX_LINE_ITEMS}
+      RETURNING *, (SELECT row_to_json(cur) FROM cur) AS before,
+        (SELECT "selectedShipping" FROM "Cart" WHERE id = ${cartId}::uuid) AS "selectedShipping",
+        (SELECT "taxLines" FROM "Cart" WHERE id = ${cartId}::uuid) AS "taxLines"`;
+    if (!row) throw errors.validation([{ path: ["lineItems"], message: `A cart holds at most ${MAX_LINE_ITEMS} line items` }]);
+    const { before, selectedShipping, taxLines, ...item } = row;
+    const subtotal = before.subtotal + item.unitPrice * item.quantity;
+    assertCartFits(subtotal, before.discount + item.discountAmount, before.tax + item.taxAmount, selectedShipping, taxLines);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_added", {
       cartId,
       lineItemId: item.id,

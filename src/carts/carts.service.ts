@@ -212,10 +212,14 @@ export async function assertCartTotalsFit(ctx: Ctx, cartId: string) {
     WHERE c.id = ${cartId}::uuid
     GROUP BY c.id`;
   if (!row) return;
-  const subtotal = Number(row.subtotal);
-  const shippingTotal = (row.selectedShipping as SelectedShipping | null)?.rateAmount ?? 0;
-  const taxTotal = Number(row.tax) + sum(((row.taxLines as TaxLine[] | null) ?? []).map((t) => t.amount));
-  assertTotalsFit({ subtotal, discountTotal: Number(row.discount), shippingTotal, taxTotal, total: subtotal - Number(row.discount) + shippingTotal + taxTotal });
+  assertCartFits(Number(row.subtotal), Number(row.discount), Number(row.tax), row.selectedShipping, row.taxLines);
+}
+
+/** The same check from sums already at hand: the lines' subtotal, discounts and taxes, and the cart's charges. */
+export function assertCartFits(subtotal: number, discount: number, lineTax: number, selectedShipping: unknown, taxLines: unknown) {
+  const shippingTotal = (selectedShipping as SelectedShipping | null)?.rateAmount ?? 0;
+  const taxTotal = lineTax + sum(((taxLines as TaxLine[] | null) ?? []).map((t) => t.amount));
+  assertTotalsFit({ subtotal, discountTotal: discount, shippingTotal, taxTotal, total: subtotal - discount + shippingTotal + taxTotal });
 }
 
 async function loadCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems> {
@@ -261,8 +265,8 @@ export async function createCart(ctx: Ctx, body: unknown) {
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   const applicationCurrency = p.application!.currency;
   if (input.currency && input.currency !== applicationCurrency) throw cartErrors.currencyMismatch(input.currency, applicationCurrency);
-  return withTx(ctx, async (tx) => {
-    if (input.customerId) await requireCustomer(tx, t, input.customerId);
+  return withTx(ctx, async (tx): Promise<CartWithItems> => {
+    const customer = input.customerId ? await requireCustomer(tx, t, input.customerId) : null;
     const cart = await tx.db.cart.create({
       data: {
         ...t,
@@ -278,7 +282,8 @@ export async function createCart(ctx: Ctx, body: unknown) {
       customerId: cart.customerId,
       customerEmail: cart.customerEmail,
     });
-    return loadCart(tx, t, cart.id);
+    // A new cart has no lines: what was written is what a read would return (no read-back).
+    return { ...cart, lineItems: [], customer: customer && { id: customer.id, email: customer.email } };
   });
 }
 

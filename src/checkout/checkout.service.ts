@@ -2,7 +2,7 @@
 // processes, one order per session whatever happens, payment on the test processor or Net-N terms.
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { CheckoutSession, Payment } from "../generated/prisma/client";
+import type { CheckoutSession, Payment, Prisma } from "../generated/prisma/client";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartView, createCart, loadCartForCheckout } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
@@ -135,10 +135,10 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   });
 }
 
-async function findSession(ctx: Ctx, id: string) {
-  const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findUnique({ where: { id } }) : null;
+async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
+  const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findUnique({ where: { id }, include: include as I }) : null;
   if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
-  return s;
+  return s as Prisma.CheckoutSessionGetPayload<{ include: I }>;
 }
 
 /**
@@ -246,7 +246,8 @@ export function termsHash(text: string) {
 export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   await limitBuyer(ctx, id);
   const input = parseInput(completeInput, body);
-  const s0 = await findSession(ctx, id);
+  // The session with its cart and lines: one statement (relationJoins).
+  const { cart, ...s0 } = await findSession(ctx, id, { cart: { include: { lineItems: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } } } });
   const now = ctx.clock.now();
   if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
   if (s0.status !== "open") throw notOpen(s0);
@@ -257,7 +258,6 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   const connector = (await activeConnectors(ctx, s0)).find((c) => c.kind === CONNECTOR_KIND[method]);
   if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[method]} connection for this application and environment`);
 
-  const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s0.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
   const email = (input.email ?? s0.customerEmail ?? cart.customerEmail)?.toLowerCase() ?? null;
   const shippingAddress = canonicalAddress(input.shippingAddress ?? (cart.shippingAddress as Address | null) ?? (s0.customer as any)?.shippingAddress ?? null);
   const billingAddress = canonicalAddress(input.billingAddress ?? (cart.billingAddress as Address | null) ?? (s0.customer as any)?.billingAddress ?? null);
@@ -392,11 +392,17 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
 }
 
 async function finish(tx: Ctx, sessionId: string, orderId: string, paymentId: string, _claimedAt: Date) {
-  const s = await tx.db.checkoutSession.update({
-    where: { id: sessionId },
-    data: { status: "completed", completedAt: tx.clock.now(), orderId, paymentId, completionStartedAt: null },
-  });
-  await tx.db.cart.update({ where: { id: s.cartId }, data: { status: "converted" } });
+  // The session completes and its cart converts in one statement.
+  const [s] = await tx.db.$queryRaw<{ id: string; cartId: string; applicationId: string; environmentId: string }[]>`
+    WITH s AS (
+      UPDATE "CheckoutSession" SET status = 'completed', "completedAt" = ${tx.clock.now()}, "orderId" = ${orderId}::uuid,
+        "paymentId" = ${paymentId}::uuid, "completionStartedAt" = NULL
+      WHERE id = ${sessionId}::uuid
+      RETURNING id, "cartId", "applicationId", "environmentId"
+    ), c AS (
+      UPDATE "Cart" SET status = 'converted', "updatedAt" = ${tx.clock.now()} WHERE id = (SELECT "cartId" FROM s) RETURNING id
+    )
+    SELECT s.* FROM s, c`;
   await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
 }
 

@@ -29,6 +29,8 @@ export interface OpenDbOptions {
   migrate?: boolean;
   /** pg pool size */
   poolMax?: number;
+  /** Prisma's query-plan cache (LRU entries; 0 = off; default 1000, Prisma's own default) */
+  planCacheSize?: number;
 }
 
 /** DATABASE_URL set -> PostgreSQL through pg; unset -> PGlite in a data folder. One code path above this. */
@@ -38,7 +40,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     pool.on("error", (e) => console.error("[db] idle client error", e.message));
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), queryPlanCacheMaxSize: opts.planCacheSize ?? 1000 });
     return {
       prisma,
       kind: "pg",
@@ -65,7 +67,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     throw e;
   }
   if (opts.migrate !== false) await applyMigrations(pgliteDriver(pglite));
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), queryPlanCacheMaxSize: opts.planCacheSize ?? 1000 });
   return {
     prisma,
     kind: "pglite",

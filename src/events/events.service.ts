@@ -1,10 +1,11 @@
 // Recording events in the caller's transaction (the outbox), and reading them back, gated by read scope.
+import { randomUUID } from "node:crypto";
 import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
 import type { Event } from "../generated/prisma/client";
 import { credentialIsLive, requirePrincipal, requireTenant } from "../platform/auth.service";
 import type { Principal } from "../platform/principal";
-import { type Ctx, memoInTx } from "../shared/context";
+import { type Ctx, type PendingEvent } from "../shared/context";
 import { errors } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { hasScope } from "../shared/scopes";
@@ -38,35 +39,63 @@ export function envelope(e: Event): Envelope {
 }
 
 /**
- * Records an event inside the caller's transaction and, in the same transaction, one delivery row per
- * subscribed endpoint of the environment (only to `onlyEndpointId` when given). After commit the hub fans
- * it out. Must be called inside withTx: an event without its change (or the reverse) cannot exist.
+ * Records an event inside the caller's transaction. The transaction's events are written together just before it
+ * commits, in one statement that also creates one delivery row per subscribed endpoint of the environment (only to
+ * `onlyEndpointId` when given): the outbox costs one statement per transaction, however many events it records.
+ * The id is chosen here, so the caller has it at once. After commit the hub fans the events out. Must be called
+ * inside withTx: an event without its change (or the reverse) cannot exist.
  */
 export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, data: Record<string, unknown>, opts: { onlyEndpointId?: string } = {}) {
-  if (!ctx.afterCommit) throw new Error("recordEvent must run inside withTx");
+  if (!ctx.afterCommit || !ctx.beforeCommit) throw new Error("recordEvent must run inside withTx");
   if (!READ_SCOPE.has(type)) throw new Error(`unknown event type ${type}`);
-  const event = await ctx.db.event.create({
-    data: { ...tenant, type, data: data as any, createdAt: ctx.clock.now() },
-  });
-  // A command that records several events reads the tenant's endpoints once (they cannot change under it).
-  const endpoints = opts.onlyEndpointId
-    ? await ctx.db.webhookEndpoint.findMany({ where: { id: opts.onlyEndpointId, deletedAt: null }, select: { id: true } })
-    : (
-        await memoInTx(ctx, `endpoints:${tenant.applicationId}:${tenant.environmentId}`, () =>
-          ctx.db.webhookEndpoint.findMany({
-            where: { applicationId: tenant.applicationId, environmentId: tenant.environmentId, isActive: true, deletedAt: null },
-            select: { id: true, enabledEvents: true },
-          }),
-        )
-      ).filter((e) => e.enabledEvents.includes(type));
-  if (endpoints.length) {
-    await ctx.db.webhookDelivery.createMany({
-      data: endpoints.map((e) => ({ endpointId: e.id, eventId: event.id, nextAttemptAt: event.createdAt })),
-    });
+  const createdAt = ctx.clock.now();
+  const event: Event = {
+    id: randomUUID(),
+    workspaceId: tenant.workspaceId,
+    applicationId: tenant.applicationId,
+    environmentId: tenant.environmentId,
+    environmentKind: tenant.environmentKind,
+    type,
+    version: "1",
+    data: JSON.parse(JSON.stringify(data)), // as stored: undefined fields dropped, dates as strings
+    createdAt,
+  };
+  if (!ctx.pendingEvents) {
+    ctx.pendingEvents = [];
+    const pending = ctx.pendingEvents;
+    ctx.beforeCommit.push((tx) => writeEvents(tx, pending));
   }
+  ctx.pendingEvents.push({ ...event, createdAt: createdAt.toISOString(), onlyEndpointId: opts.onlyEndpointId ?? null });
   const env = envelope(event);
   ctx.afterCommit.push(() => ctx.deps.hub.committed([{ applicationId: tenant.applicationId, envelope: env }]));
   return event;
+}
+
+/** Writes the transaction's recorded events now rather than at its end, for a command that reads their deliveries. */
+export async function flushEvents(ctx: Ctx) {
+  if (ctx.pendingEvents) await writeEvents(ctx, ctx.pendingEvents);
+}
+
+/** The outbox write: a transaction's events and their deliveries (subscribed, active endpoints) in one statement. */
+async function writeEvents(ctx: Ctx, events: PendingEvent[]) {
+  if (!events.length) return;
+  await ctx.db.$executeRawUnsafe(
+    `WITH x AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
+         "environmentKind" text, type text, version text, data jsonb, "createdAt" timestamptz, "onlyEndpointId" uuid)
+     ), ev AS (
+       INSERT INTO "Event" (id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt")
+       SELECT id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt" FROM x
+       RETURNING id
+     )
+     INSERT INTO "WebhookDelivery" (id, "endpointId", "eventId", "nextAttemptAt")
+     SELECT gen_random_uuid(), e.id, x.id, x."createdAt"
+     FROM x JOIN ev USING (id)
+     JOIN "WebhookEndpoint" e ON e."applicationId" = x."applicationId" AND e."environmentId" = x."environmentId" AND e."deletedAt" IS NULL
+      AND CASE WHEN x."onlyEndpointId" IS NULL THEN e."isActive" AND x.type = ANY (e."enabledEvents") ELSE e.id = x."onlyEndpointId" END`,
+    JSON.stringify(events),
+  );
+  events.length = 0;
 }
 
 export function canRead(p: Principal, type: string) {

@@ -60,14 +60,14 @@ export type TransactionStatus = "pending" | "succeeded" | "failed";
 /** Applies a processor's answer to a pending or processing payment, in the caller's transaction. */
 export async function applyChargeResult(ctx: Ctx, payment: Payment, result: ChargeResult, actor: Actor = system) {
   const now = ctx.clock.now();
-  const tx = (type: TransactionType, status: TransactionStatus, amount: number) =>
-    ctx.db.transaction.create({ data: { paymentId: payment.id, type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId, createdAt: now } });
+  const row = (type: TransactionType, status: TransactionStatus, amount: number) => ({ paymentId: payment.id, type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId, createdAt: now });
+  const tx = (type: TransactionType, status: TransactionStatus, amount: number) => ctx.db.transaction.create({ data: row(type, status, amount) });
   let p: Payment;
   switch (result.outcome) {
     case "captured":
       p = await movePayment(ctx, payment, "captured", { authorizedAmount: payment.amount, capturedAmount: payment.amount, processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null });
-      await tx("authorization", "succeeded", payment.amount);
-      await tx("capture", "succeeded", payment.amount);
+      // both ledger rows in one statement; seq keeps their order
+      await ctx.db.transaction.createMany({ data: [row("authorization", "succeeded", payment.amount), row("capture", "succeeded", payment.amount)] });
       await paymentEvent(ctx, p, "payment.captured", { capturedAmount: p.capturedAmount, authorizedAmount: p.authorizedAmount });
       break;
     case "authorized":

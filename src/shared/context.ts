@@ -42,6 +42,24 @@ export interface Ctx {
   afterCommit?: (() => void | Promise<void>)[];
   /** set inside withTx: values read once per transaction (e.g. a tenant's webhook endpoints) */
   txMemo?: Map<string, Promise<unknown>>;
+  /** set inside withTx: the events recorded by this transaction, written in one statement before it commits */
+  pendingEvents?: PendingEvent[];
+  /** set inside withTx: runs once the command's work is done, still inside the transaction (writes the events) */
+  beforeCommit?: ((tx: Ctx) => Promise<void>)[];
+}
+
+/** An event recorded in a transaction, not yet written (events.service flushes them at the end of the transaction). */
+export interface PendingEvent {
+  id: string;
+  workspaceId: string;
+  applicationId: string;
+  environmentId: string;
+  environmentKind: string;
+  type: string;
+  data: unknown;
+  createdAt: string;
+  /** deliver to this endpoint only (a ping), whatever it subscribes to */
+  onlyEndpointId: string | null;
 }
 
 export function makeCtx(deps: Deps, principal: Principal | null = null, ip?: string): Ctx {
@@ -68,7 +86,12 @@ export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { i
     const hooks: (() => void | Promise<void>)[] = [];
     try {
       const result = await ctx.deps.prisma.$transaction(
-        (tx) => fn({ ...ctx, db: tx, afterCommit: hooks, txMemo: new Map() }),
+        async (tx) => {
+          const txCtx: Ctx = { ...ctx, db: tx, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
+          const r = await fn(txCtx);
+          for (const h of txCtx.beforeCommit!) await h(txCtx);
+          return r;
+        },
         { maxWait: 15_000, timeout: 30_000, isolationLevel: opts.isolationLevel },
       );
       for (const h of hooks) {

@@ -258,10 +258,11 @@ export class DeliveryWorker {
         if (auth(o)) {
           streak++;
           if (streak >= 3 && !raised) {
-            // The streak may have begun in earlier batches: its last three answers come from the attempt log
-            // (this batch's attempts are already written in this transaction).
+            // The streak may have begun in earlier batches: its answers come from the attempt log (this batch's
+            // attempts are already written in this transaction; earlier batches committed before our lock). Not
+            // filtered by time: a batch that committed first may hold answers received after this one's.
             const last = await tx.webhookDeliveryAttempt.findMany({
-              where: { delivery: { endpointId }, at: { lte: o.at } },
+              where: { delivery: { endpointId }, statusCode: { in: [401, 403] } },
               orderBy: [{ at: "desc" }, { number: "desc" }],
               take: 3,
               select: { statusCode: true },

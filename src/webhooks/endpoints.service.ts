@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { WebhookDelivery, WebhookEndpoint } from "../generated/prisma/client";
 import { RETIRED, READ_SCOPE, UNSUBSCRIBABLE } from "../events/catalog";
-import { principalEventTenant, recordEvent } from "../events/events.service";
+import { flushEvents, principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -240,6 +240,7 @@ export async function testEndpoint(ctx: Ctx, id: string) {
   const ep = await findEndpoint(ctx, id);
   return withTx(ctx, async (tx) => {
     const event = await recordEvent(tx, principalEventTenant(tx), "webhook.ping", { endpointId: ep.id }, { onlyEndpointId: ep.id });
+    await flushEvents(tx);
     return tx.db.webhookDelivery.findUniqueOrThrow({ where: { endpointId_eventId: { endpointId: ep.id, eventId: event.id } }, include: { event: { select: { type: true } } } });
   });
 }
