@@ -115,6 +115,31 @@ describe("on the default database", () => {
     expect((await api("POST", `payments/${r2.body.data.paymentId}/capture`, { key: demo.apiKey, body: {} })).body.error.code).toBe("payment_not_capturable");
   });
 
+  test("the order links the buyer's customer: created (customer.created) on a first order from an address, the same one after; Net-N from the customer", async () => {
+    const email = `first-${Date.now()}@example.com`;
+    const first = await session(api, demo, await cartWithLines(api, demo), { customerEmail: email });
+    const r1 = await api("POST", `checkout-sessions/${first.id}/complete`, { body: card("tok_visa") });
+    expect(r1.status).toBe(200);
+    const o1 = (await api("GET", `orders/${r1.body.data.orderId}`, { key: demo.apiKey })).body.data;
+    const customers = await t.deps.prisma.customer.findMany({ where: { applicationId: demo.applicationId, email } });
+    expect(customers).toHaveLength(1);
+    expect(o1).toMatchObject({ email, customerId: customers[0].id });
+    const created = await t.deps.prisma.event.findMany({ where: { type: "customer.created", data: { path: ["customerId"], equals: customers[0].id } } });
+    expect(created).toHaveLength(1);
+    const orderCreated = await t.deps.prisma.event.findFirst({ where: { type: "order.created", data: { path: ["orderId"], equals: o1.id } } });
+    expect(orderCreated?.data).toMatchObject({ customerId: customers[0].id, total: 15500 });
+
+    // the customer's standing terms apply when the session names none
+    await t.deps.prisma.customer.update({ where: { id: customers[0].id }, data: { netTermsDays: 60 } });
+    const second = await session(api, demo, await cartWithLines(api, demo), { customerEmail: email.toUpperCase(), allowedMethods: ["net30"] });
+    const acceptance = { termsHash: termsHash(TERMS), acceptedAt: new Date().toISOString(), companyName: "Acme", billingEmail: "ap@acme.test" };
+    const r2 = await api("POST", `checkout-sessions/${second.id}/complete`, { body: { paymentMethod: "net30", shippingAddress: ADDRESS, net30Acceptance: acceptance } });
+    expect(r2.status).toBe(200);
+    expect((await api("GET", `orders/${r2.body.data.orderId}`, { key: demo.apiKey })).body.data.customerId).toBe(customers[0].id);
+    expect((await api("GET", `payments/${r2.body.data.paymentId}`, { key: demo.apiKey })).body.data).toMatchObject({ method: "net30", net_n: 60, netNSource: "customer" });
+    expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email } })).toBe(1);
+  });
+
   test("Net 30: invoice issued (authorized, dueDate), then marked paid by capture", async () => {
     const s = await session(api, demo, await cartWithLines(api, demo), { allowedMethods: ["net30"], paymentTerms: { netN: 45 } });
     const bad = await api("POST", `checkout-sessions/${s.id}/complete`, { body: { paymentMethod: "net30", shippingAddress: ADDRESS, net30Acceptance: { termsHash: "abc", acceptedAt: new Date().toISOString(), companyName: "Acme", billingEmail: "ap@acme.test" } } });

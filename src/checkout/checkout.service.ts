@@ -1,6 +1,6 @@
 // Checkout sessions: creation from a cart, the buyer-facing reads, and completion: single-flight across
 // processes, one order per session whatever happens, payment on the test processor or Net-N terms.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { CheckoutSession, Payment, Prisma } from "../generated/prisma/client";
 import { addLineItem } from "../carts/cart-items.service";
@@ -110,26 +110,22 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     const available = METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
     const allowedMethods = input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
     const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
-    if (cart.status === "abandoned") await tx.db.cart.update({ where: { id: cart.id }, data: { status: "open" } });
-    await tx.db.cart.update({ where: { id: cart.id }, data: { expiresAt } });
-    const session = await tx.db.checkoutSession.create({
-      data: {
-        applicationId: t.applicationId,
-        environmentId: t.environmentId,
-        cartId: cart.id,
-        returnUrl: input.returnUrl,
-        cancelUrl: input.cancelUrl,
-        customerEmail: (input.customerEmail ?? input.customer?.email ?? cart.customerEmail)?.toLowerCase() ?? null,
-        customerId: input.customer?.customerId ?? cart.customerId,
-        customer: (input.customer as any) ?? undefined,
-        allowedMethods,
-        netN: input.paymentTerms?.netN ?? null,
-        collectShipping: input.collect?.shippingAddress ?? true,
-        collectBilling: input.collect?.billingAddress ?? false,
-        metadata: (input.metadata ?? {}) as any,
-        expiresAt,
-      },
-    });
+    const at = tx.clock.now();
+    const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
+    // The cart reopens (if abandoned) and lives as long as the session, and the session is inserted: one statement.
+    const [session] = await tx.db.$queryRaw<CheckoutSession[]>`
+      WITH c AS (
+        UPDATE "Cart" SET "expiresAt" = ${expiresAt}, status = CASE WHEN status = 'abandoned' THEN 'open' ELSE status END, "updatedAt" = ${at}
+        WHERE id = ${cart.id}::uuid RETURNING id
+      )
+      INSERT INTO "CheckoutSession" (id, "applicationId", "environmentId", "cartId", "returnUrl", "cancelUrl", "customerEmail", "customerId", customer,
+        "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt")
+      SELECT ${randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${input.returnUrl}, ${input.cancelUrl},
+        ${(input.customerEmail ?? input.customer?.email ?? cart.customerEmail)?.toLowerCase() ?? null}, ${input.customer?.customerId ?? cart.customerId}::uuid,
+        ${json(input.customer)}::jsonb, ${allowedMethods}::text[], ${input.paymentTerms?.netN ?? null}::int, ${input.collect?.shippingAddress ?? true},
+        ${input.collect?.billingAddress ?? false}, ${JSON.stringify(input.metadata ?? {})}::jsonb, ${expiresAt}, ${at}
+      FROM c
+      RETURNING *`;
     await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
     return session;
   });
@@ -239,9 +235,12 @@ export function termsHash(text: string) {
 }
 
 /**
- * POST /checkout-sessions/{id}/complete. The session row is claimed first (409 checkout_in_progress for a
- * racing call, in any process); the order is created once per session (unique checkoutSessionId) and kept
- * when a card is declined, so a retry pays the same order.
+ * POST /checkout-sessions/{id}/complete. The session row is claimed in the statement that creates the order (409
+ * checkout_in_progress for a racing call, in any process); the order is created once per session and once per cart
+ * (unique checkoutSessionId and cartId) and kept when a card is declined, so a retry pays the same order.
+ * Statements on the card happy path (test/statement-budgets): the two buyer buckets, the session read, then
+ * BEGIN / claim+order+lines+history+payment / events / COMMIT, the processor, and BEGIN / payment+ledger / order
+ * read / order move+history / session+cart / events / COMMIT.
  */
 export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   await limitBuyer(ctx, id);
@@ -255,8 +254,6 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
     throw new DomainError("payment_method_not_allowed", 422, `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
   }
   const method = input.paymentMethod as Method;
-  const connector = (await activeConnectors(ctx, s0)).find((c) => c.kind === CONNECTOR_KIND[method]);
-  if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[method]} connection for this application and environment`);
 
   const email = (input.email ?? s0.customerEmail ?? cart.customerEmail)?.toLowerCase() ?? null;
   const shippingAddress = canonicalAddress(input.shippingAddress ?? (cart.shippingAddress as Address | null) ?? (s0.customer as any)?.shippingAddress ?? null);
@@ -270,91 +267,67 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   if (method === "card") checkDeclines(ctx, s0.id);
 
-  // Single-flight claim.
-  // One statement (Prisma would wrap an updateMany in BEGIN/COMMIT).
-  const claimed = await ctx.db.$executeRaw`
-    UPDATE "CheckoutSession" SET "completionStartedAt" = ${now}
-    WHERE id = ${s0.id}::uuid AND status = 'open'
-      AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})`;
-  if (claimed !== 1) {
-    const s = await findSession(ctx, id);
-    if (s.status !== "open") throw notOpen(s);
-    throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
-  }
+  // The claim (single-flight: 409 checkout_in_progress for a racing call, in any process) commits with the order
+  // and its pending payment, so a failure before that commit leaves nothing claimed.
+  let claimed = false;
   const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s0.id, completionStartedAt: now }, data: { completionStartedAt: null } });
 
   try {
-    // 1. The order (once per session) and a pending payment.
-    const { orderId, payment } = await withTx(ctx, async (tx) => {
+    // 1. The claim, the order (once per session, once per cart) and a pending payment.
+    const { orderId, payment, connector } = await withTx(ctx, async (tx) => {
       const tenant = await tenantOf(tx, s0);
-      const customer = email ? await findOrCreateCustomerByEmail(tx, { email }, tenant) : null;
-      // One order per cart: two sessions opened on one cart must not both charge it. The cart row is locked so
-      // concurrent completions of different sessions queue here; the orders are read in a statement of their own
-      // because under READ COMMITTED only a statement that starts after the lock sees what its holder committed.
-      await tx.db.$queryRaw`SELECT 1 FROM "Cart" WHERE id = ${cart.id}::uuid FOR UPDATE`;
-      const ordered = await tx.db.order.findMany({ where: { cartId: cart.id }, take: 2 });
-      let order = ordered.find((o) => o.checkoutSessionId === s0.id) ?? null;
-      const other = ordered.find((o) => o.checkoutSessionId !== s0.id);
-      if (!order && other) {
-        throw new DomainError("session_not_open", 422, "This session's cart was already ordered through another checkout session", {
-          status: s0.status,
-          reason: "cart_already_ordered",
-          orderId: other.id,
-        });
+      const placed = await claimAndPlaceOrder(tx, { session: s0, cart, method, email, shippingAddress, billingAddress, now });
+      if (!placed.claimed) {
+        const s = await findSession(tx, id);
+        if (s.status !== "open") throw notOpen(s);
+        throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
       }
-      if (!order) {
-        const v = cartView(cart as any);
-        order = await tx.db.order.create({
+      const connector = placed.connector;
+      if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[method]} connection for this application and environment`);
+      let customer = placed.customer;
+      let payment = placed.payment;
+      let orderId = placed.orderId;
+      if (email && !customer) {
+        // A first order from this address: the customer is created (customer.created) and linked.
+        customer = await findOrCreateCustomerByEmail(tx, { email }, tenant);
+        if (orderId) await tx.db.order.update({ where: { id: orderId }, data: { customerId: customer.id } });
+      }
+      if (orderId) {
+        await recordEvent(tx, tenant, "order.created", { orderId, checkoutSessionId: s0.id, cartId: cart.id, total: placed.total, currency: cart.currency, customerId: customer?.id ?? null });
+      } else {
+        // The cart already has an order: this session's, when an earlier attempt was declined (the retry pays the
+        // same order), or another session's, which ends this one.
+        const order = await tx.db.order.findUnique({ where: { cartId: cart.id } });
+        if (!order || order.checkoutSessionId !== s0.id) {
+          throw new DomainError("session_not_open", 422, "This session's cart was already ordered through another checkout session", {
+            status: s0.status,
+            reason: "cart_already_ordered",
+            orderId: order?.id,
+          });
+        }
+        orderId = order.id;
+        const netN = method === "net30" ? (s0.netN ?? customer?.netTermsDays ?? 30) : null;
+        payment = await tx.db.payment.create({
           data: {
             applicationId: s0.applicationId,
             environmentId: s0.environmentId,
+            orderId: order.id,
             checkoutSessionId: s0.id,
-            cartId: cart.id,
-            customerId: customer?.id ?? null,
-            email,
-            status: "pending",
-            currency: cart.currency,
-            subtotal: v.subtotal,
-            discountTotal: v.discountTotal,
-            shippingTotal: v.shippingTotal,
-            taxTotal: v.taxTotal,
-            total: v.total,
-            shippingAddress: shippingAddress ?? undefined,
-            billingAddress: billingAddress ?? undefined,
-            selectedShipping: (cart.selectedShipping as any) ?? undefined,
-            metadata: (s0.metadata as any) ?? {},
+            amount: order.total - order.compAmount,
+            currency: order.currency,
+            method,
+            processor: connector.provider,
+            connectorId: connector.id,
+            netN,
+            netNSource: netN === null ? null : s0.netN !== null ? "cart_override" : customer?.netTermsDays != null ? "customer" : "default",
             createdAt: tx.clock.now(),
-            lineItems: {
-              create: cart.lineItems.map((l, i) => ({
-                type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity,
-                taxAmount: l.taxAmount, discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata as any, position: i,
-              })),
-            },
           },
         });
-        await tx.db.orderStatusHistory.create({ data: { orderId: order.id, fromStatus: null, toStatus: "pending", actorType: "system", source: "state_machine", createdAt: tx.clock.now() } });
-        await recordEvent(tx, tenant, "order.created", { orderId: order.id, checkoutSessionId: s0.id, cartId: cart.id, total: order.total, currency: order.currency, customerId: order.customerId });
       }
-      const netN = method === "net30" ? (s0.netN ?? customer?.netTermsDays ?? 30) : null;
-      const payment = await tx.db.payment.create({
-        data: {
-          applicationId: s0.applicationId,
-          environmentId: s0.environmentId,
-          orderId: order.id,
-          checkoutSessionId: s0.id,
-          amount: order.total - order.compAmount,
-          currency: order.currency,
-          method,
-          processor: connector.provider,
-          connectorId: connector.id,
-          netN,
-          netNSource: netN === null ? null : s0.netN !== null ? "cart_override" : customer?.netTermsDays != null ? "customer" : "default",
-          createdAt: tx.clock.now(),
-        },
-      });
-      await recordEvent(tx, tenant, "payment.pending", { paymentId: payment.id, orderId: order.id, amount: payment.amount, currency: payment.currency, method });
-      return { orderId: order.id, payment };
+      await recordEvent(tx, tenant, "payment.pending", { paymentId: payment!.id, orderId, amount: payment!.amount, currency: payment!.currency, method });
+      return { orderId, payment: payment!, connector };
     });
+    claimed = true;
 
     // 2. Money: the processor for cards (outside any transaction); the invoice for Net-N.
     let settled: Payment;
@@ -386,9 +359,85 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
     }
     return { orderId, paymentId: settled.id, paymentStatus: settled.status };
   } catch (e) {
-    await release().catch(() => {});
+    if (claimed) await release().catch(() => {});
     throw e;
   }
+}
+
+type SessionWithCart = Prisma.CheckoutSessionGetPayload<{ include: { cart: { include: { lineItems: true } } } }>;
+
+/**
+ * Checkout's first transaction in one statement: claim the session (only if open and not claimed, or its claim is
+ * stale), find the method's active connector and the buyer's customer, and insert the order with its lines, its first
+ * history row and a pending payment. The order insert does nothing when the cart already has an order (unique
+ * cartId): the caller then looks at that order. Nothing is written unless the claim and the connector are there.
+ */
+async function claimAndPlaceOrder(
+  tx: Ctx,
+  a: { session: Omit<SessionWithCart, "cart">; cart: SessionWithCart["cart"]; method: Method; email: string | null; shippingAddress: Address | null; billingAddress: Address | null; now: Date },
+) {
+  const { session: s, cart, method } = a;
+  const v = cartView(cart as any);
+  const at = tx.clock.now();
+  const orderId = randomUUID();
+  const paymentId = randomUUID();
+  const lines = cart.lineItems.map((l, i) => ({
+    type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity,
+    taxAmount: l.taxAmount, discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
+  }));
+  const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
+  const net = method === "net30";
+  const rows = await tx.db.$queryRaw<(Payment & { _claimed: boolean; _connectorId: string | null; _provider: string | null; _customerId: string | null; _netTermsDays: number | null; _orderId: string | null })[]>`
+    WITH claim AS (
+      UPDATE "CheckoutSession" SET "completionStartedAt" = ${a.now}
+      WHERE id = ${s.id}::uuid AND status = 'open'
+        AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(a.now.getTime() - STALE_CLAIM_MS)})
+      RETURNING id
+    ), conn AS (
+      SELECT id, provider FROM "Connector"
+      WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND kind = ${CONNECTOR_KIND[method]} AND status = 'active'
+      ORDER BY "createdAt" LIMIT 1
+    ), cust AS (
+      SELECT id, "netTermsDays" FROM "Customer"
+      WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND email = ${a.email}
+    ), o AS (
+      INSERT INTO "Order" (id, "applicationId", "environmentId", "checkoutSessionId", "cartId", "customerId", email, status, currency,
+        subtotal, "discountTotal", "shippingTotal", "taxTotal", total, "shippingAddress", "billingAddress", "selectedShipping", metadata, "createdAt", "updatedAt")
+      SELECT ${orderId}::uuid, ${s.applicationId}::uuid, ${s.environmentId}::uuid, ${s.id}::uuid, ${cart.id}::uuid, (SELECT id FROM cust), ${a.email}, 'pending', ${cart.currency},
+        ${v.subtotal}::int, ${v.discountTotal}::int, ${v.shippingTotal}::int, ${v.taxTotal}::int, ${v.total}::int,
+        ${json(a.shippingAddress)}::jsonb, ${json(a.billingAddress)}::jsonb, ${json(cart.selectedShipping)}::jsonb, ${json(s.metadata ?? {})}::jsonb, ${at}, ${at}
+      FROM claim, conn
+      ON CONFLICT DO NOTHING
+      RETURNING id, total, "compAmount", currency
+    ), l AS (
+      INSERT INTO "OrderLineItem" (id, "orderId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount", "requiresShipping", "imageUrl", metadata, position)
+      SELECT gen_random_uuid(), o.id, l.type, l."referenceId", l.name, l.description, l."unitPrice", l.quantity, l."taxAmount", l."discountAmount", l."requiresShipping", l."imageUrl", l.metadata, l.position
+      FROM o, jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(type text, "referenceId" text, name text, description text, "unitPrice" int, quantity int,
+        "taxAmount" int, "discountAmount" int, "requiresShipping" boolean, "imageUrl" text, metadata jsonb, position int)
+    ), h AS (
+      INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", source, "createdAt")
+      SELECT gen_random_uuid(), o.id, NULL, 'pending', 'system', 'state_machine', ${at} FROM o
+    ), p AS (
+      INSERT INTO "Payment" (id, "applicationId", "environmentId", "orderId", "checkoutSessionId", amount, currency, method, processor, "connectorId", "netN", "netNSource", "createdAt", "updatedAt")
+      SELECT ${paymentId}::uuid, ${s.applicationId}::uuid, ${s.environmentId}::uuid, o.id, ${s.id}::uuid, o.total - o."compAmount", o.currency, ${method}, conn.provider, conn.id,
+        CASE WHEN ${net} THEN COALESCE(${s.netN}::int, (SELECT "netTermsDays" FROM cust), 30) END,
+        CASE WHEN ${net} THEN CASE WHEN ${s.netN}::int IS NOT NULL THEN 'cart_override' WHEN (SELECT "netTermsDays" FROM cust) IS NOT NULL THEN 'customer' ELSE 'default' END END,
+        ${at}, ${at}
+      FROM o, conn
+      RETURNING *
+    )
+    SELECT p.*, EXISTS (SELECT 1 FROM claim) AS "_claimed", (SELECT id FROM conn) AS "_connectorId", (SELECT provider FROM conn) AS "_provider",
+      (SELECT id FROM cust) AS "_customerId", (SELECT "netTermsDays" FROM cust) AS "_netTermsDays", (SELECT id FROM o) AS "_orderId"
+    FROM (SELECT 1) AS one LEFT JOIN p ON true`;
+  const { _claimed, _connectorId, _provider, _customerId, _netTermsDays, _orderId, ...payment } = rows[0];
+  return {
+    claimed: _claimed,
+    connector: _connectorId ? { id: _connectorId, provider: _provider! } : null,
+    customer: _customerId ? { id: _customerId, netTermsDays: _netTermsDays } : null,
+    orderId: _orderId,
+    total: v.total,
+    payment: _orderId ? (payment as Payment) : null,
+  };
 }
 
 async function finish(tx: Ctx, sessionId: string, orderId: string, paymentId: string, _claimedAt: Date) {

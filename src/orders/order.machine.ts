@@ -31,9 +31,15 @@ export async function moveOrder(
   if (!how.force && !ORDER_TRANSITIONS[order.status as OrderStatus]?.includes(to)) {
     throw new DomainError("invalid_order_transition", 409, `An order in ${order.status} cannot move to ${to}`, { from: order.status, to });
   }
-  const res = await ctx.db.order.updateMany({ where: { id: order.id, status: order.status }, data: { ...also, status: to } });
-  if (res.count !== 1) throw new DomainError("order_state_changed", 409, "The order changed while this request ran; retry");
-  await ctx.db.orderStatusHistory.create({
-    data: { orderId: order.id, fromStatus: order.status, toStatus: to, actorType: how.actorType, actorId: how.actorId ?? null, reason: how.reason ?? null, source: how.source, createdAt: ctx.clock.now() },
-  });
+  // The compare-and-set and the history row in one statement: no history row unless the order moved.
+  const at = ctx.clock.now();
+  const moved = await ctx.db.$executeRaw`
+    WITH u AS (
+      UPDATE "Order" SET status = ${to}, "paymentStatus" = COALESCE(${also.paymentStatus ?? null}, "paymentStatus"), "updatedAt" = ${at}
+      WHERE id = ${order.id}::uuid AND status = ${order.status}
+      RETURNING id
+    )
+    INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", "actorId", reason, source, "createdAt")
+    SELECT gen_random_uuid(), u.id, ${order.status}, ${to}, ${how.actorType}, ${how.actorId ?? null}, ${how.reason ?? null}, ${how.source}, ${at} FROM u`;
+  if (moved !== 1) throw new DomainError("order_state_changed", 409, "The order changed while this request ran; retry");
 }

@@ -60,36 +60,46 @@ export type TransactionStatus = "pending" | "succeeded" | "failed";
 /** Applies a processor's answer to a pending or processing payment, in the caller's transaction. */
 export async function applyChargeResult(ctx: Ctx, payment: Payment, result: ChargeResult, actor: Actor = system) {
   const now = ctx.clock.now();
-  const row = (type: TransactionType, status: TransactionStatus, amount: number) => ({ paymentId: payment.id, type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId, createdAt: now });
-  const tx = (type: TransactionType, status: TransactionStatus, amount: number) => ctx.db.transaction.create({ data: row(type, status, amount) });
+  const row = (type: TransactionType, status: TransactionStatus, amount: number) => ({ type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId ?? null, createdAt: now });
   let p: Payment;
+  // Each move writes its ledger rows in the same statement.
   switch (result.outcome) {
     case "captured":
-      p = await movePayment(ctx, payment, "captured", { authorizedAmount: payment.amount, capturedAmount: payment.amount, processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null });
-      // both ledger rows in one statement; seq keeps their order
-      await ctx.db.transaction.createMany({ data: [row("authorization", "succeeded", payment.amount), row("capture", "succeeded", payment.amount)] });
+      p = await movePayment(ctx, payment, "captured", { authorizedAmount: payment.amount, capturedAmount: payment.amount, processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [
+        row("authorization", "succeeded", payment.amount),
+        row("capture", "succeeded", payment.amount),
+      ]);
       await paymentEvent(ctx, p, "payment.captured", { capturedAmount: p.capturedAmount, authorizedAmount: p.authorizedAmount });
       break;
     case "authorized":
-      p = await movePayment(ctx, payment, "authorized", {
-        authorizedAmount: payment.amount,
-        processorPaymentId: result.processorPaymentId,
-        errorCode: null,
-        errorMessage: null,
-        // card authorizations lapse; a Net-N invoice is a receivable until its due date and beyond
-        authorizationExpiresAt: payment.method === "card" ? new Date(now.getTime() + CARD_AUTH_TTL_MS) : null,
-      });
-      await tx("authorization", "succeeded", payment.amount);
+      p = await movePayment(
+        ctx,
+        payment,
+        "authorized",
+        {
+          authorizedAmount: payment.amount,
+          processorPaymentId: result.processorPaymentId,
+          errorCode: null,
+          errorMessage: null,
+          // card authorizations lapse; a Net-N invoice is a receivable until its due date and beyond
+          authorizationExpiresAt: payment.method === "card" ? new Date(now.getTime() + CARD_AUTH_TTL_MS) : null,
+        },
+        [row("authorization", "succeeded", payment.amount)],
+      );
       await paymentEvent(ctx, p, "payment.authorized", { authorizedAmount: p.authorizedAmount });
       break;
     case "processing":
-      p = await movePayment(ctx, payment, "processing", { processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null });
-      await tx("authorization", "pending", payment.amount);
+      p = await movePayment(ctx, payment, "processing", { processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [row("authorization", "pending", payment.amount)]);
       await paymentEvent(ctx, p, "payment.processing");
       break;
     case "failed":
-      p = await movePayment(ctx, payment, "failed", { processorPaymentId: result.processorPaymentId, errorCode: result.errorCode ?? "payment_failed", errorMessage: result.errorMessage ?? "The payment failed" });
-      await tx("authorization", "failed", payment.amount);
+      p = await movePayment(
+        ctx,
+        payment,
+        "failed",
+        { processorPaymentId: result.processorPaymentId, errorCode: result.errorCode ?? "payment_failed", errorMessage: result.errorMessage ?? "The payment failed" },
+        [row("authorization", "failed", payment.amount)],
+      );
       await paymentEvent(ctx, p, "payment.failed", { error: { code: p.errorCode, message: p.errorMessage } });
       break;
   }
