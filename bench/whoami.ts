@@ -5,6 +5,8 @@
 //   BENCH_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/whoami.ts
 //                                                  # real PostgreSQL: creates bench_<random> there, drops it after
 //
+// On PostgreSQL a fourth target is the bare reference for whoami itself: node:http + pg running the same key lookup
+// (bench/bare-http.ts with BARE_DATABASE_URL). The last line prints viewer/whoami and whoami/bare-lookup ratios.
 // Knobs: BENCH_DURATION (seconds per measured run, default 10), BENCH_CONNECTIONS (default 10),
 //        BENCH_WARMUP (seconds of warm-up before each measured run, default 2).
 // The load generator (autocannon, in this process), the service and the database share the machine's cores.
@@ -263,7 +265,15 @@ async function main() {
 
   // The service: never inherits DATABASE_URL from this shell; only BENCH_DATABASE_URL turns PostgreSQL on.
   const servicePort = await freePort();
-  const serviceEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(servicePort), HOST: "127.0.0.1", DATA_DIR: tmpDir, LOG_LEVEL: "error" };
+  // The per-credential limit stays on (its cost is part of every request) at a level this load never reaches.
+  const serviceEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(servicePort),
+    HOST: "127.0.0.1",
+    DATA_DIR: tmpDir,
+    LOG_LEVEL: "error",
+    RATE_LIMIT_PER_CREDENTIAL: process.env.RATE_LIMIT_PER_CREDENTIAL ?? "1000000000/1m",
+  };
   delete serviceEnv.DATABASE_URL;
   if (databaseUrl) serviceEnv.DATABASE_URL = databaseUrl;
   const base = `http://127.0.0.1:${servicePort}`;
@@ -301,6 +311,22 @@ async function main() {
   await waitFor("the bare server", bare, 30_000, () => httpOk(bareTarget.url));
   await preflight(bareTarget, (j) => j?.data?.type === "api_key");
 
+  // On PostgreSQL, the bare reference for whoami itself: node:http + pg running the same lookup on the same database.
+  let barePg: Target | null = null;
+  if (databaseUrl) {
+    const port = await freePort();
+    const c = startChild("bare-http+pg", ["bench/bare-http.ts"], { ...process.env, PORT: String(port), BARE_DATABASE_URL: databaseUrl });
+    children.push(c);
+    barePg = { name: "bare node:http + pg lookup", url: `http://127.0.0.1:${port}/`, method: "GET", headers: { "x-api-key": apiKey } };
+    const target = barePg;
+    await waitFor("the bare http+pg server", c, 30_000, async () => {
+      const r = await fetch(target.url, { headers: target.headers, signal: AbortSignal.timeout(2_000) });
+      await r.arrayBuffer();
+      return r.status === 200 ? true : undefined;
+    });
+    await preflight(barePg, (j) => j?.data?.type === "api_key" && j.data.apiKey?.keyPrefix === JSON.parse(whoamiBody).data.apiKey.keyPrefix);
+  }
+
   const cpus = os.cpus();
   const info = [
     `date:        ${new Date().toISOString()}`,
@@ -315,7 +341,7 @@ async function main() {
   console.log(info.join("\n"));
 
   const rows: Row[] = [];
-  for (const t of [whoami, graphql, bareTarget]) rows.push(await measure(t));
+  for (const t of [whoami, graphql, bareTarget, ...(barePg ? [barePg] : [])]) rows.push(await measure(t));
 
   const bareRps = rows[2].result.requests.average;
   const ms = (v: number) => v.toFixed(2);
@@ -344,8 +370,11 @@ async function main() {
       ")",
   );
 
+  const rps = (i: number) => rows[i].result.requests.average;
+  console.log(`\nratios: viewer / whoami ${(rps(1) / rps(0)).toFixed(3)}${rows[3] ? `; whoami / bare http+pg lookup ${(rps(0) / rps(3)).toFixed(3)}` : ""}`);
+
   if (!isRunning(service)) throw new Error(describeExit(service));
-  for (const c of [service, bare]) {
+  for (const c of children) {
     if (!c.stderr.length) continue;
     console.error(`\n!!! ${c.name} wrote ${c.stderr.length} line(s) to stderr during the run:`);
     console.error(c.stderr.slice(0, 50).join("\n"));
