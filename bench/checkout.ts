@@ -3,6 +3,8 @@
 // in this process. A driver, not a test: it prints figures.
 //   npx tsx bench/checkout.ts                       (PostgreSQL: a fresh database on BENCH_DATABASE_URL or the local default, dropped after)
 //   BENCH_EMBEDDED=1 npx tsx bench/checkout.ts      (embedded PGlite, in memory)
+// On PostgreSQL the same driver then runs the bare reference (bench/bare-checkout.ts: node:http + pg, same schema and
+// database, its own pool of 20) through the same phases and prints its figures and the ratio ours/bare (BENCH_BARE=0 skips it).
 // Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log,
 //        BENCH_RATE_LIMITS=off to run without the rate limiter.
 // Phases: warm-up; (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
@@ -24,6 +26,8 @@ import { systemClock } from "../src/shared/clock";
 import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { Pool } from "pg";
+import { startBare } from "./bare-checkout";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
@@ -146,10 +150,11 @@ async function main() {
   // ---- HTTP ------------------------------------------------------------------------------------------------
   const non2xx = new Map<string, number>();
   const errorSamples: string[] = [];
+  let target = base; // ours, then the bare reference
   async function call(step: string, method: string, path: string, body?: unknown, key?: string): Promise<any> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (key) headers["x-api-key"] = key;
-    const res = await fetch(`${base}/api/v1/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${target}/api/v1/${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     if (res.status < 200 || res.status >= 300) {
       non2xx.set(`${step} ${res.status}`, (non2xx.get(`${step} ${res.status}`) ?? 0) + 1);
@@ -322,6 +327,56 @@ async function main() {
     process.exitCode = 1;
   } else {
     console.log("checks: every response 2xx, every complete captured, orders in the database = scenarios run");
+  }
+
+  // ---- the bare reference (bench/bare-checkout.ts), same database, same driver, after ours ------------------------
+  if (db.pool && process.env.BENCH_BARE !== "0") {
+    const barePool = new Pool({ connectionString: created!.url, max: 20 });
+    barePool.on("connect", (client) => {
+      const q = client.query.bind(client) as (...a: unknown[]) => unknown;
+      (client as any).query = (...a: unknown[]) => {
+        statements++;
+        return q(...a);
+      };
+    });
+    const bare = await startBare(barePool);
+    target = bare.url;
+    const failedBefore = failedIterations;
+    const bareWarm = await phase("bare warm-up", 1, () => WARMUP);
+    const bareSeq = await phase("bare sequential", 1, () => ITERATIONS);
+    const bareConc = await phase(`bare ${WORKERS}-way concurrent`, WORKERS, (w) => Math.floor(ITERATIONS / WORKERS) + (w < ITERATIONS % WORKERS ? 1 : 0));
+    const bareSteps: number[][] = [];
+    for (let i = 0; i < COUNT_SAMPLES; i++) {
+      const steps: number[] = [];
+      if (await scenario(steps)) bareSteps.push(steps);
+    }
+    const barePlanned = bareWarm.planned + bareSeq.planned + bareConc.planned + COUNT_SAMPLES;
+    const ordersNow = await db.prisma.order.count();
+    const capturedNow = await db.prisma.order.count({ where: { status: "processing", paymentStatus: "captured", total: EXPECTED_TOTAL } });
+    await bare.close();
+    await barePool.end();
+    console.log("");
+    console.log("bare reference (bench/bare-checkout.ts: node:http + pg, same schema, same driver, same database, after ours):");
+    console.log("| phase | checkouts | wall s | orders/s | scenario p50 ms | scenario p99 ms | complete p50 ms | complete p99 ms |");
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (const p of [bareSeq, bareConc]) {
+      console.log(`| ${p.name} | ${p.completed}/${p.planned} | ${fmt(p.wallMs / 1000, 2)} | ${fmt((p.completed / p.wallMs) * 1000)} | ${fmt(pct(p.scenario, 50))} | ${fmt(pct(p.scenario, 99))} | ${fmt(pct(p.complete, 50))} | ${fmt(pct(p.complete, 99))} |`);
+    }
+    const bareWhole = bareSteps.map((x) => x.reduce((a, b) => a + b, 0));
+    console.log(`bare SQL statements per request (median of ${bareSteps.length}): ${STEPS.map((n, i) => `${n} ${median(bareSteps.map((x) => x[i]))}`).join(", ")}; scenario ${median(bareWhole)}`);
+    const rate = (p: PhaseResult) => (p.completed / p.wallMs) * 1000;
+    console.log(`ours / bare orders/s: sequential ${fmt(rate(seq) / rate(bareSeq), 3)}, ${WORKERS}-way ${fmt(rate(conc) / rate(bareConc), 3)}`);
+    const bareProblems: string[] = [];
+    if (failedIterations !== failedBefore) bareProblems.push(`${failedIterations - failedBefore} bare scenario(s) failed`);
+    if (ordersNow - orders !== barePlanned) bareProblems.push(`bare orders in the database: ${ordersNow - orders}, scenarios run: ${barePlanned}`);
+    if (capturedNow - captured !== ordersNow - orders) bareProblems.push(`only ${capturedNow - captured}/${ordersNow - orders} bare orders are processing/captured with total ${EXPECTED_TOTAL}`);
+    if (bareProblems.length) {
+      for (const p of bareProblems) console.warn(`!!! WARNING: ${p}`);
+      for (const e of errorSamples) console.warn(`!!!   e.g. ${e}`);
+      process.exitCode = 1;
+    } else {
+      console.log(`bare checks: every response 2xx, every complete captured, bare orders = bare scenarios (${barePlanned})`);
+    }
   }
 
   await app.close();
