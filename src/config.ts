@@ -46,6 +46,8 @@ const schema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   /** compiled query plans Prisma keeps per process (LRU; 0 turns the cache off); docs/prisma.md */
   PRISMA_PLAN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  /** how long an API key's principal is kept in memory (ms; 0 looks every key up on every request); docs/scaling.md */
+  PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DATA_DIR: z.string().min(1).default("./data"),
   REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional()),
   BASE_URL: optionalUrl,
@@ -54,6 +56,8 @@ const schema = z.object({
   CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
   BOT_CHALLENGE_VERIFY_URL: optionalUrl,
   BOT_CHALLENGE_SECRET: z.string().optional(),
+  /** a quote request sent sooner than this after its form loaded is refused (422 form_submitted_too_fast) */
+  QUOTE_REQUEST_MIN_FILL_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "must be an smtp:// URL").optional()),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -67,6 +71,7 @@ const schema = z.object({
   RATE_LIMIT_CHECKOUT_PER_SESSION: limit.prefault("120/1m"),
   RATE_LIMIT_DECLINES_PER_SESSION: limit.prefault("10/1h"),
   RATE_LIMIT_DECLINES_PER_IP: limit.prefault("30/1h"),
+  RATE_LIMIT_QUOTE_REQUESTS_PER_IP: limit.prefault("10/1m"),
   RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _.:- only").default("rl"),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });

@@ -26,7 +26,7 @@ async function main() {
     console.error((e as Error).message);
     process.exit(1);
   }
-  const { db, deps } = await openRuntime(config);
+  const { db, deps } = await openRuntime(config, { principalCache: true });
   // Jobs run in this process unless split off (`npm start -- --no-jobs` plus `npm run jobs` elsewhere).
   const withJobs = !process.argv.includes("--no-jobs");
   const deliveries = new DeliveryWorker(deps);
@@ -61,6 +61,7 @@ async function main() {
     await deliveries.stop();
     await deps.hub.close();
     await deps.limits.close();
+    await deps.principals?.close();
     await db.close().catch(() => {});
     clearTimeout(timer);
     process.exit(0);

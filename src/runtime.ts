@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Config } from "./config";
 import { type Db, openDb } from "./db/client";
 import { EventHub } from "./events/hub";
+import { PrincipalCache } from "./platform/principal-cache";
 import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
 import { limitSpecs, RateLimits, storeFor } from "./shared/rate-limit";
@@ -13,7 +14,7 @@ export interface Runtime {
   deps: Deps;
 }
 
-export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteDir?: string; migrate?: boolean } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteDir?: string; migrate?: boolean; principalCache?: boolean } = {}): Promise<Runtime> {
   const db = await openDb({
     url: config.DATABASE_URL,
     pgliteDir: opts.pgliteDir ?? path.join(config.DATA_DIR, "pglite"),
@@ -24,6 +25,11 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
   const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub, limits };
+  // The API server keeps key principals in memory; CLIs and job workers do not authenticate requests.
+  if (opts.principalCache && config.PRINCIPAL_CACHE_TTL_MS > 0) {
+    deps.principals = new PrincipalCache(config.PRINCIPAL_CACHE_TTL_MS, db.kind === "pg" ? config.DATABASE_URL : undefined);
+    await deps.principals.start();
+  }
   if (opts.migrate !== false) await sealLegacySigningSecrets(deps);
   return { db, deps };
 }

@@ -70,6 +70,24 @@ const GRAPHQL_FOR: Record<string, string> = {
   "POST /payments/:id/refund": "Mutation.refundPayment",
   "POST /payments/:id/mark-failed": "Mutation.markPaymentFailed",
   "POST /test-processor/payments/:id/resolve": "Mutation.resolveTestPayment",
+  // applications
+  "GET /applications/:id": "Query.application",
+  "PATCH /applications/:id": "Mutation.updateApplication",
+  // quotes
+  "POST /quotes": "Mutation.createQuote",
+  "GET /quotes": "Query.quotes",
+  "GET /quotes/:id": "Query.quote",
+  "PATCH /quotes/:id": "Mutation.updateQuote",
+  "POST /quotes/:id/issue": "Mutation.issueQuote",
+  "POST /quotes/:id/revisions": "Mutation.createQuoteRevision",
+  "PATCH /quotes/:id/revisions/:revisionId": "Mutation.updateQuoteRevision",
+  "POST /quotes/:id/comments": "Mutation.addQuoteComment",
+  "POST /quotes/:id/rotate-link": "Mutation.rotateQuoteLink",
+  "POST /carts/:cartId/request-quote": "Mutation.requestQuoteFromCart",
+  "POST /quote-request-forms": "Mutation.createQuoteRequestForm",
+  "GET /quote-request-forms": "Query.quoteRequestForms",
+  "POST /quote-request-forms/:id/rotate-token": "Mutation.rotateQuoteRequestFormToken",
+  "POST /quote-requests": "Mutation.submitQuoteRequest",
 };
 
 /**

@@ -150,6 +150,13 @@ test("depth limit: a valid query deeper than GRAPHQL_MAX_DEPTH is refused, the s
     const body = (await refused.json()) as any;
     expect(body.data ?? null).toBeNull();
     expect(body.errors[0].message).toMatch(/depth/i);
+    // Fields count, fragment spreads do not (flattenFragments): the same depth hidden in fragments is refused too,
+    // and fragments alone never push a shallow query over.
+    const viaFragments = "{ orders { ...O } } fragment O on OrderPage { nodes { ...P } } fragment P on Order { payments { id } }";
+    const hidden = (await (await fetch(`${shallow.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify({ query: viaFragments }) })).json()) as any;
+    expect(hidden.errors[0].message).toMatch(/depth/i);
+    const flat = (await (await fetch(`${shallow.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify({ query: "{ ...Q } fragment Q on Query { viewer { ...V } } fragment V on Viewer { type }" }) })).json()) as any;
+    expect(flat.errors).toBeUndefined();
     const ok = (await (await post(t.url, demo.apiKey)).json()) as any;
     expect(ok.errors).toBeUndefined();
     expect(ok.data.orders.nodes).toEqual([]);

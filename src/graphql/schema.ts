@@ -3,6 +3,7 @@ import { lexicographicSortSchema } from "graphql";
 import { builder } from "./builder";
 import { describeCommonFields } from "./descriptions";
 import "../platform/platform.schema";
+import "../platform/applications.schema";
 import "../events/events.schema";
 import "../webhooks/webhooks.schema";
 import "../customers/customers.schema";
@@ -11,5 +12,6 @@ import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";
 import "../orders/orders.schema";
+import "../quotes/quotes.schema";
 
 export const schema = lexicographicSortSchema(describeCommonFields(builder.toSchema()));

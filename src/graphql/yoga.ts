@@ -82,7 +82,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
         },
       },
       EnvelopArmorPlugin({
-        maxDepth: { n: config.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true },
+        maxDepth: { n: config.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, flattenFragments: true }, // fields count, fragment spreads do not
         maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
         costLimit: { maxCost: config.GRAPHQL_MAX_COST, ignoreIntrospection: true },
         maxTokens: { n: 2000 },

@@ -11,7 +11,10 @@ import { eventFilters } from "../events/events.service";
 import { orderFilters } from "../orders/orders.service";
 import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
 import { createApiKeyInput } from "../platform/api-keys.service";
+import { updateApplicationInput } from "../platform/applications.service";
 import { createConnectorInput } from "../platform/connectors.service";
+import { cartRequestInput, createFormInput, quoteRequestInput } from "../quotes/quote-requests.service";
+import { commentInput, createQuoteInput, issueQuoteInput, quoteListFilters, updateQuoteInput, updateRevisionInput } from "../quotes/quotes.inputs";
 import { createEnvironmentInput, listEnvironmentsQuery } from "../platform/environments.service";
 import { pageQuery } from "../shared/pagination";
 import { calculateInput, settingsInput } from "../shipping-tax/shipping-tax.service";
@@ -76,6 +79,8 @@ function registerAll(reg: OpenAPIRegistry) {
   const id = { id: "The resource's" };
   // platform
   r("get", "/whoami", { tag: "platform", summary: "The calling credential", ok: [200, S.Whoami] });
+  r("get", "/applications/{id}", { tag: "platform", summary: "An application and its settings (key: applications:read, its own only)", params: id, ok: [200, S.Application] });
+  r("patch", "/applications/{id}", { tag: "platform", summary: "Change name and settings; null removes a setting (key: applications:write)", params: id, body: updateApplicationInput, ok: [200, S.Application] });
   r("get", "/api-keys", { tag: "platform", summary: "Active API keys of the environment (never the raw key)", query: pageQuery, ok: [200, S.ApiKey, "page"] });
   r("post", "/api-keys", { tag: "platform", summary: "Mint a key (dashboard session; X-Service-Environment-Id names the environment)", body: createApiKeyInput, ok: [201, S.CreatedApiKey] });
   r("delete", "/api-keys/{id}", { tag: "platform", summary: "Revoke a key", params: id, ok: [204, null] });
@@ -137,6 +142,21 @@ function registerAll(reg: OpenAPIRegistry) {
   r("post", "/payments/{id}/capture", { tag: "payments", summary: "Capture (Net-N: mark paid)", params: id, body: captureInput, ok: [200, S.Payment] });
   r("post", "/payments/{id}/refund", { tag: "payments", summary: "Refund all or part of what was captured", params: id, body: refundInput, ok: [200, S.Payment] });
   r("post", "/payments/{id}/mark-failed", { tag: "payments", summary: "Mark a pending or processing payment failed", params: id, body: markFailedInput, ok: [200, S.Payment] });
+  // quotes, merchant side
+  r("post", "/quotes", { tag: "quotes", summary: "A draft quote with its working revision", body: createQuoteInput, ok: [201, S.Quote] });
+  r("get", "/quotes", { tag: "quotes", summary: "Quotes, newest first", query: pageQuery.extend(quoteListFilters), ok: [200, S.Quote, "page"] });
+  r("get", "/quotes/{id}", { tag: "quotes", summary: "A quote: revisions, items, comments (internal too), the buyer link", params: id, ok: [200, S.Quote] });
+  r("patch", "/quotes/{id}", { tag: "quotes", summary: "Decline, review or archive; reference, expiry, internal note (null clears)", params: id, body: updateQuoteInput, ok: [200, S.Quote] });
+  r("post", "/quotes/{id}/issue", { tag: "quotes", summary: "Issue the working revision (409 empty_revision, unpriced_items, net_terms_not_configured)", params: id, body: issueQuoteInput, ok: [200, S.Quote] });
+  r("post", "/quotes/{id}/revisions", { tag: "quotes", summary: "A working revision cloned from the issued one (409 working_revision_exists)", params: id, ok: [201, S.QuoteRevision] });
+  r("patch", "/quotes/{id}/revisions/{revisionId}", { tag: "quotes", summary: "Edit the working revision (409 revision_not_editable)", params: { id: "Quote", revisionId: "Revision" }, body: updateRevisionInput, ok: [200, S.QuoteRevision] });
+  r("post", "/quotes/{id}/comments", { tag: "quotes", summary: "A shared or internal comment", params: id, body: commentInput, ok: [201, S.QuoteComment] });
+  r("post", "/quotes/{id}/rotate-link", { tag: "quotes", summary: "A new share token; the old link answers 404 at once", params: id, ok: [200, S.Quote] });
+  r("post", "/carts/{cartId}/request-quote", { tag: "quotes", summary: "A quote request from the cart's lines (the cart is unchanged)", params: { cartId: "Cart" }, body: cartRequestInput, ok: [201, S.Quote] });
+  r("post", "/quote-request-forms", { tag: "quotes", summary: "A hosted request form; its qrf_ token is shown once", body: createFormInput, ok: [201, S.QuoteRequestForm] });
+  r("get", "/quote-request-forms", { tag: "quotes", summary: "Request forms (never their tokens)", query: pageQuery, ok: [200, S.QuoteRequestForm, "page"] });
+  r("post", "/quote-request-forms/{id}/rotate-token", { tag: "quotes", summary: "A new qrf_ token (shown once); the old one stops working", params: id, ok: [200, S.QuoteRequestForm] });
+  r("post", "/quote-requests", { tag: "quotes", summary: "Keyless: a buyer's request through a form token (202 alike for every accepted submission)", keyless: true, body: quoteRequestInput, ok: [202, S.QuoteRequestReceipt] });
   r("post", "/test-processor/payments/{id}/resolve", { tag: "payments", summary: "Resolve a test-processor payment awaiting 3-D Secure (non-production)", params: id, body: resolveInput, ok: [200, S.Payment] });
 }
 

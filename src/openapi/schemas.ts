@@ -269,3 +269,126 @@ export const Order = z
 export const StatusChange = z
   .object({ fromStatus: z.string().nullable(), toStatus: z.string(), actorType: z.string(), actorId: z.string().nullable(), reason: z.string().nullable(), source: z.string(), createdAt: ts })
   .meta({ id: "OrderStatusChange" });
+
+// ---- quotes ---------------------------------------------------------------------------------------------------
+
+export const QuoteLineItem = z
+  .object({
+    id,
+    name: z.string(),
+    description: z.string().nullable(),
+    unitPrice: money.nullable().meta({ description: "null while unpriced (a request's lines)" }),
+    quantity: z.number().int(),
+    type: z.string(),
+    optional: z.boolean(),
+    selected: z.boolean(),
+    qtyEditable: z.boolean(),
+    sku: z.string().nullable(),
+    referenceId: z.string().nullable(),
+    note: z.string().nullable(),
+    targetUnitPrice: money.nullable().meta({ description: "The buyer's asked price: recorded, never quoted" }),
+    deliveryMethod: z.enum(["shipment", "in_person", "none"]),
+    total: money.nullable(),
+  })
+  .strict()
+  .meta({ id: "QuoteLineItem" });
+
+const collect = z.object({ shippingAddress: z.boolean(), billingAddress: z.boolean() }).strict();
+
+export const QuoteRevision = z
+  .object({
+    id,
+    number: z.number().int(),
+    status: z.enum(["working", "issued", "superseded"]),
+    items: z.array(QuoteLineItem),
+    paymentTerms: z.object({ mode: z.enum(["pay_in_full", "net_terms", "deposit_balance"]), netN: z.number().int().nullable(), balanceNetN: z.number().int().nullable() }).strict(),
+    deposit: z.object({ type: z.enum(["percent", "fixed"]), value: z.number().int() }).strict().nullable(),
+    depositAmount: money.nullable().meta({ description: "Frozen at issue" }),
+    collectShipping: z.boolean().nullable().meta({ description: "Stored override; null derives" }),
+    collectBilling: z.boolean().nullable().meta({ description: "Stored override; null derives" }),
+    collect: collect.meta({ description: "What checkout will ask for" }),
+    collectDefault: collect.meta({ description: "What derivation alone would ask for" }),
+    shippingMode: z.enum(["none", "flat", "at_checkout"]),
+    shippingAmount: money.nullable(),
+    subtotal: money,
+    shippingTotal: money,
+    taxTotal: money,
+    total: money,
+    issuedAt: ts.nullable(),
+    supersededAt: ts.nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .strict()
+  .meta({ id: "QuoteRevision" });
+
+export const QuoteComment = z
+  .object({ id, visibility: z.enum(["shared", "internal"]), authorType: z.enum(["merchant", "buyer"]), authorName: z.string().nullable(), body: z.string(), createdAt: ts })
+  .strict()
+  .meta({ id: "QuoteComment" });
+
+export const Quote = z
+  .object({
+    id,
+    number: z.string().meta({ description: "Q-{seq}" }),
+    status: z.enum(["draft", "requested", "under_review", "proposed", "revision_requested", "accepted", "converted", "declined", "expired", "archived"]),
+    currency: z.string(),
+    customerId: id.nullable(),
+    customer: z.object({ id, email: z.string().nullable() }).strict().nullable(),
+    customerEmail: z.string(),
+    companyName: z.string().nullable(),
+    buyerReference: z.string().nullable(),
+    source: z.enum(["api", "dashboard", "request_form", "cart"]),
+    shareToken: z.string().meta({ description: "The buyer link's token (rotate-link replaces it)" }),
+    buyerUrl: z.string(),
+    expiresAt: ts.nullable(),
+    declinedReason: z.string().nullable(),
+    declinedBy: z.enum(["merchant", "buyer"]).nullable(),
+    internalNote: z.string().nullable(),
+    currentRevisionId: id.nullable(),
+    workingRevision: QuoteRevision.nullable(),
+    revisions: z.array(QuoteRevision),
+    comments: z.array(QuoteComment),
+    requestFormId: id.nullable(),
+    cartId: id.nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .strict()
+  .meta({ id: "Quote", description: "The merchant view: internal notes and comments included" });
+
+export const QuoteRequestForm = z
+  .object({
+    id,
+    name: z.string(),
+    fields: z.object({ lineItems: z.boolean(), targetPrice: z.boolean(), requireBotChallenge: z.boolean() }).strict(),
+    successMessage: z.string().nullable(),
+    tokenPrefix: z.string(),
+    formToken: z.string().nullable().meta({ description: "The qrf_ token: only in the response that minted it (null on reads and Idempotency-Key replays)" }),
+    hostedUrl: z.string().nullable().meta({ description: "The hosted form (carries the token): only when minted" }),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .strict()
+  .meta({ id: "QuoteRequestForm" });
+
+export const QuoteRequestReceipt = z.object({ received: z.literal(true) }).strict().meta({ id: "QuoteRequestReceipt", description: "The same for every accepted submission" });
+
+export const Application = z
+  .object({
+    id,
+    workspaceId: id,
+    name: z.string(),
+    slug: z.string(),
+    currency: z.string(),
+    storefrontBaseUrl: z.string().nullable(),
+    allowedOrigins: z.array(z.string()),
+    cartRecoveryUrlTemplate: z.string().nullable(),
+    checkoutLinkBaseUrl: z.string().nullable(),
+    logoUrl: z.string().nullable(),
+    brandColor: z.string().nullable(),
+    supportEmail: z.string().nullable(),
+    createdAt: ts,
+  })
+  .strict()
+  .meta({ id: "Application" });

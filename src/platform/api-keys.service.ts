@@ -1,5 +1,6 @@
 // API keys: minted by dashboard sessions, pinned to one application + environment, stored as a hash only.
 import { z } from "zod";
+import { invalidatePrincipals } from "./principal-cache";
 import type { ApiKey } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
@@ -72,8 +73,11 @@ export async function revokeApiKey(ctx: Ctx, id: string) {
   if (!memberHasPermission(p.member, "application:api_keys:write", key.applicationId)) {
     throw errors.permissionDenied("Your role does not allow application:api_keys:write");
   }
-  const res = await ctx.db.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: ctx.clock.now() } });
-  if (res.count === 0) throw errors.notFound("API key");
+  await withTx(ctx, async (tx) => {
+    const res = await tx.db.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: tx.clock.now() } });
+    if (res.count === 0) throw errors.notFound("API key");
+    await invalidatePrincipals(tx, { keyId: id }); // every process drops the key when this commits
+  });
 }
 
 function requireDashboardForKeys(ctx: Ctx) {

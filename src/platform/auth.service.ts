@@ -78,6 +78,11 @@ interface KeyRow {
 async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   if (raw.length > 200 || !/^(sk|pk)_[a-z0-9-]+_[A-Za-z0-9]+$/.test(raw)) throw errors.unauthorized("Malformed API key");
   const hash = sha256Hex(raw);
+  // No round trip at all when this process has the key cached (principal-cache.ts: dropped everywhere on revoke).
+  const cache = ctx.deps.principals;
+  const cached = cache?.get(hash, Date.now());
+  if (cached) return cached;
+  const generation = cache?.mark() ?? 0;
   // One round trip: this runs on every keyed request (Prisma's include would issue one query per table).
   const [key] = await ctx.db.$queryRaw<KeyRow[]>`
     SELECT k.id, k.name, k."keyPrefix", k.type, k.scopes, k."keyHash", k."revokedAt",
@@ -92,7 +97,7 @@ async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   if (!key || !constantTimeEqual(key.keyHash, hash) || key.revokedAt || key.envStatus !== "active") {
     throw errors.unauthorized("Invalid or revoked API key");
   }
-  return {
+  const principal: Principal = {
     type: "api_key",
     credentialId: `key:${key.id}`,
     workspace: { id: key.wsId, name: key.wsName, slug: key.wsSlug },
@@ -103,6 +108,8 @@ async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
     apiKey: { id: key.id, name: key.name, keyPrefix: key.keyPrefix, type: key.type as "secret" | "publishable" },
     member: null,
   };
+  cache?.set(hash, principal, Date.now(), generation);
+  return principal;
 }
 
 async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialInput): Promise<Principal> {

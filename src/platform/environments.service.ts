@@ -1,5 +1,6 @@
 // The workspace catalog of environments: system production + sandbox, and custom non-production ones.
 import { z } from "zod";
+import { invalidatePrincipals } from "./principal-cache";
 import type { Environment } from "../generated/prisma/client";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
@@ -86,6 +87,7 @@ export async function archiveEnvironment(ctx: Ctx, workspaceId: string, environm
       throw new DomainError("system_environment_locked", 400, `The system environment "${env.slug}" cannot be archived`);
     }
     if (env.status === "archived") return env;
+    await invalidatePrincipals(tx, "all"); // its keys stop working in every process when this commits
     return tx.db.environment.update({ where: { id: env.id }, data: { status: "archived", archivedAt: tx.clock.now() } });
   });
 }

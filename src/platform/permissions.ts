@@ -14,6 +14,7 @@ export type Permission =
   | "application:payments:record"
   | "application:orders:comp"
   | "application:quotes:write"
+  | "application:settings:write"
   | "application:read";
 
 const APP_ROLE_PERMISSIONS: Record<string, Permission[]> = {
@@ -24,9 +25,10 @@ const APP_ROLE_PERMISSIONS: Record<string, Permission[]> = {
     "application:payments:record",
     "application:orders:comp",
     "application:quotes:write",
+    "application:settings:write",
     "application:read",
   ],
-  developer: ["application:api_keys:write", "application:connectors:write", "application:extensions:write", "application:quotes:write", "application:read"],
+  developer: ["application:api_keys:write", "application:connectors:write", "application:extensions:write", "application:quotes:write", "application:settings:write", "application:read"],
   finance: ["application:payments:record", "application:orders:comp", "application:read"],
   viewer: ["application:read"],
 };

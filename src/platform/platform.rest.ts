@@ -1,5 +1,6 @@
 // /api/v1 routes of the platform: whoami, API keys, environments, connectors. Thin: parse, call, respond.
 import { Router } from "express";
+import { getApplication, updateApplication } from "./applications.service";
 import { ctxOf, ok, okPage, send } from "../rest/http";
 import { parsePage } from "../shared/pagination";
 import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from "./api-keys.service";
@@ -11,6 +12,8 @@ export function platformRouter() {
   const r = Router();
 
   r.get("/whoami", async (req, res) => ok(res, whoami(ctxOf(req))));
+  r.get("/applications/:id", async (req, res) => ok(res, await getApplication(ctxOf(req), req.params.id)));
+  r.patch("/applications/:id", async (req, res) => ok(res, await updateApplication(ctxOf(req), req.params.id, req.body)));
 
   r.get("/api-keys", async (req, res) => okPage(res, await listApiKeys(ctxOf(req), parsePage(req.query)), apiKeyView));
   r.post("/api-keys", async (req, res) => ok(res, await createApiKey(ctxOf(req), req.body), 201));

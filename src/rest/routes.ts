@@ -8,13 +8,14 @@ import { eventsRouter } from "../events/events.rest";
 import { ordersRouter } from "../orders/orders.rest";
 import { paymentsRouter } from "../payments/payments.rest";
 import { platformRouter } from "../platform/platform.rest";
+import { quotesRouter } from "../quotes/quotes.rest";
 import { shippingTaxRouter } from "../shipping-tax/shipping-tax.rest";
 import { webhooksRouter } from "../webhooks/webhooks.rest";
 
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), quotesRouter()];
 }
 
 export interface RouteInfo {

@@ -7,6 +7,7 @@ import type { EventHub } from "../events/hub";
 import type { Clock } from "./clock";
 import type { LimitState, RateLimits } from "./rate-limit";
 import type { Resolver } from "../webhooks/url-policy";
+import type { PrincipalCache } from "../platform/principal-cache";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -23,6 +24,8 @@ export interface Deps {
   limits: RateLimits;
   /** DNS for webhook URLs (save-time check and connect-time guard); the system resolver unless a test stubs it */
   resolver?: Resolver;
+  /** API-key principals kept in memory, dropped in every process on revoke (platform/principal-cache.ts); absent: no cache */
+  principals?: PrincipalCache;
 }
 
 export interface Ctx {

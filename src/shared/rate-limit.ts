@@ -22,6 +22,7 @@ export const LIMITS = {
   checkoutSession: { setting: "RATE_LIMIT_CHECKOUT_PER_SESSION", what: "requests per checkout session" },
   declineSession: { setting: "RATE_LIMIT_DECLINES_PER_SESSION", what: "declined payments per checkout session" },
   declineIp: { setting: "RATE_LIMIT_DECLINES_PER_IP", what: "declined payments per IP address" },
+  quoteRequestIp: { setting: "RATE_LIMIT_QUOTE_REQUESTS_PER_IP", what: "quote requests per IP address" },
 } as const;
 export type LimitName = keyof typeof LIMITS;
 

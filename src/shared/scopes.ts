@@ -6,6 +6,8 @@ export const ALL_SCOPES = [
   "api_keys:read",
   "application_scripts:read",
   "application_scripts:write",
+  "applications:read",
+  "applications:write",
   "billing:read",
   "billing:write",
   "carts:read",

@@ -10,6 +10,7 @@ import { createTestDatabase, reachablePgUrl } from "./db";
 import { client } from "./http";
 import { EventHub } from "../../src/events/hub";
 import { limitSpecs, RateLimits, storeFor } from "../../src/shared/rate-limit";
+import { PrincipalCache } from "../../src/platform/principal-cache";
 import type { Resolver } from "../../src/webhooks/url-policy";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.worker";
 
@@ -69,7 +70,10 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
   const hub = new EventHub({ redisUrl: opts.redisUrl });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config, hub, limits, resolver: opts.resolver };
+  // Like the server (src/main.ts): API-key principals cached, dropped in every "process" on revoke.
+  const principals = config.PRINCIPAL_CACHE_TTL_MS > 0 ? new PrincipalCache(config.PRINCIPAL_CACHE_TTL_MS, db.kind === "pg" ? url : undefined) : undefined;
+  await principals?.start();
+  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock, config, hub, limits, resolver: opts.resolver, principals };
   const deliveries = new DeliveryWorker(deps, opts.worker || {});
   if (opts.worker !== false) deliveries.start();
   const app = buildApp(deps, db);
@@ -109,6 +113,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
       await app.close();
       await hub.close();
       await limits.close();
+      await principals?.close();
       await db.close();
       await dropDb?.();
     },

@@ -1,0 +1,481 @@
+// GraphQL for quotes, merchant side: the same services and views as REST. A quote read is one SQL statement
+// (the service loads quote, revisions, items, comments and customer together), so nested fields never query.
+import { compact, LineItemTypeEnum, withClears } from "../carts/carts.schema";
+import type { LINE_ITEM_TYPES } from "../carts/cart-items.service";
+import { liveItem } from "../events/events.service";
+import { builder } from "../graphql/builder";
+import { describedEnum, pageOf } from "../graphql/shared-types";
+import { revealed } from "../shared/secrets";
+import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
+import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
+import type { COMMENT_VISIBILITIES, DELIVERY_METHODS, DEPOSIT_TYPES, SHIPPING_MODES, TERMS_MODES } from "./quotes.inputs";
+import { addComment, createQuote, createRevision, getQuote, issueQuote, listQuotes, type QuoteView, rotateLink, subscribeQuoteUpdates, updateQuote, updateRevision } from "./quotes.service";
+
+type RevisionV = QuoteView["revisions"][number];
+type ItemV = RevisionV["items"][number];
+type CommentV = QuoteView["comments"][number];
+
+export const QuoteStatusEnum = describedEnum<(typeof QUOTE_STATUSES)[number]>("QuoteStatus", "Where a quote is in its life (quotes.md part 3)", {
+  draft: "Being prepared by the merchant; the buyer link is not live",
+  requested: "A buyer asked for pricing; lines wait to be priced",
+  under_review: "The merchant is working on it",
+  proposed: "A revision is issued and offered at the buyer link",
+  revision_requested: "The buyer asked for changes",
+  accepted: "The buyer (or a rep) accepted; checkout is under way",
+  converted: "Paid: the order exists",
+  declined: "Declined by the merchant or the buyer",
+  expired: "The offer passed its expiry unaccepted; issuing a new revision revives the link",
+  archived: "Put away; the buyer link answers 404",
+});
+void QUOTE_STATUSES;
+
+const RevisionStatusEnum = describedEnum<(typeof REVISION_STATUSES)[number]>("QuoteRevisionStatus", "Whether a revision can change", {
+  working: "The one editable revision",
+  issued: "Frozen and offered at the buyer link",
+  superseded: "Frozen; a later issue replaced it",
+});
+void REVISION_STATUSES;
+
+const TermsModeEnum = describedEnum<(typeof TERMS_MODES)[number]>("QuotePaymentTermsMode", "How the buyer pays", {
+  pay_in_full: "By card at checkout",
+  net_terms: "Invoiced, due netN days later",
+  deposit_balance: "A deposit by card at acceptance, the balance invoiced at balanceNetN days",
+});
+const DeliveryMethodEnum = describedEnum<(typeof DELIVERY_METHODS)[number]>("QuoteDeliveryMethod", "How a line reaches the buyer", {
+  shipment: "Shipped: checkout asks for a shipping address",
+  in_person: "Handed over in person: also counts as shippable",
+  none: "Nothing to deliver (services)",
+});
+const ShippingModeEnum = describedEnum<(typeof SHIPPING_MODES)[number]>("QuoteShippingMode", "Whether the offer prices shipping", {
+  none: "Shipping is not priced",
+  flat: "A flat shippingAmount is part of the total",
+  at_checkout: "Shipping is priced at checkout",
+});
+const DepositTypeEnum = describedEnum<(typeof DEPOSIT_TYPES)[number]>("QuoteDepositType", "How a deposit is stated", {
+  percent: "value is a whole percent (1 to 99) of the total",
+  fixed: "value is an amount in minor units",
+});
+const CommentVisibilityEnum = describedEnum<(typeof COMMENT_VISIBILITIES)[number]>("QuoteCommentVisibility", "Who sees a comment", {
+  shared: "The buyer sees it at the link",
+  internal: "The merchant's team only; never in events or buyer reads",
+});
+const AuthorTypeEnum = describedEnum<"merchant" | "buyer">("QuoteCommentAuthorType", "Who wrote a comment", { merchant: "The merchant's team or integration", buyer: "The buyer" });
+const SourceEnum = describedEnum<"api" | "dashboard" | "request_form" | "cart">("QuoteSource", "Where the quote came from", {
+  api: "Created over the API",
+  dashboard: "Created by a dashboard member",
+  request_form: "A hosted request form",
+  cart: "A cart's request for a quote",
+});
+const DeclinedByEnum = describedEnum<"merchant" | "buyer">("QuoteDeclinedBy", "Who declined", { merchant: "The merchant", buyer: "The buyer" });
+
+const QuoteLineItemRef = builder.objectRef<ItemV>("QuoteLineItem").implement({
+  description: "One line of a revision; amounts are integer minor units",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name", { description: "What the buyer sees" }),
+    description: t.exposeString("description", { nullable: true, description: "Longer text under the name" }),
+    unitPrice: t.exposeInt("unitPrice", { nullable: true, description: "Price of one unit; null while unpriced (request lines)" }),
+    quantity: t.exposeInt("quantity", { description: "Units, at least 1" }),
+    type: t.field({ type: LineItemTypeEnum, description: "What the line sells", resolve: (i) => i.type as (typeof LINE_ITEM_TYPES)[number] }),
+    optional: t.exposeBoolean("optional", { description: "An upsell the buyer may deselect at acceptance" }),
+    selected: t.exposeBoolean("selected", { description: "Counted in the totals (optional lines start selected)" }),
+    qtyEditable: t.exposeBoolean("qtyEditable", { description: "The buyer may change the quantity at acceptance" }),
+    sku: t.exposeString("sku", { nullable: true, description: "Stock keeping unit, from a request" }),
+    referenceId: t.exposeString("referenceId", { nullable: true, description: "Your product id" }),
+    note: t.exposeString("note", { nullable: true, description: "The buyer's note on this line, from a request" }),
+    targetUnitPrice: t.exposeInt("targetUnitPrice", { nullable: true, description: "The buyer's asked price; never the quoted one" }),
+    deliveryMethod: t.field({ type: DeliveryMethodEnum, description: "How it is delivered", resolve: (i) => i.deliveryMethod as (typeof DELIVERY_METHODS)[number] }),
+    total: t.exposeInt("total", { nullable: true, description: "unitPrice × quantity; null while unpriced" }),
+  }),
+});
+
+type TermsV = RevisionV["paymentTerms"];
+const PaymentTermsRef = builder.objectRef<TermsV>("QuotePaymentTerms").implement({
+  description: "How the buyer pays for this revision",
+  fields: (t) => ({
+    mode: t.field({ type: TermsModeEnum, description: "The terms", resolve: (p) => p.mode as (typeof TERMS_MODES)[number] }),
+    netN: t.exposeInt("netN", { nullable: true, description: "Days to pay (net_terms), 1 to 365" }),
+    balanceNetN: t.exposeInt("balanceNetN", { nullable: true, description: "Days to pay the balance (deposit_balance)" }),
+  }),
+});
+type DepositV = NonNullable<RevisionV["deposit"]>;
+const DepositRef = builder.objectRef<DepositV>("QuoteDeposit").implement({
+  description: "The deposit as the rep stated it; depositAmount is what issuing froze",
+  fields: (t) => ({
+    type: t.field({ type: DepositTypeEnum, description: "Percent or fixed", resolve: (d) => d.type as (typeof DEPOSIT_TYPES)[number] }),
+    value: t.exposeInt("value", { description: "Percent, or minor units" }),
+  }),
+});
+type CollectV = RevisionV["collect"];
+const CollectRef = builder.objectRef<CollectV>("QuoteCollect").implement({
+  description: "Which addresses checkout asks for",
+  fields: (t) => ({
+    shippingAddress: t.exposeBoolean("shippingAddress", { description: "Ask for a shipping address" }),
+    billingAddress: t.exposeBoolean("billingAddress", { description: "Ask for a billing address" }),
+  }),
+});
+
+export const QuoteRevisionRef = builder.objectRef<RevisionV>("QuoteRevision").implement({
+  description: "One version of the offer; frozen once issued",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    number: t.exposeInt("number", { description: "1, 2, 3… per quote" }),
+    status: t.field({ type: RevisionStatusEnum, description: "Working, issued or superseded", resolve: (r) => r.status as (typeof REVISION_STATUSES)[number] }),
+    items: t.field({ type: [QuoteLineItemRef], description: "Lines in order", resolve: (r) => r.items }),
+    paymentTerms: t.field({ type: PaymentTermsRef, description: "How the buyer pays", resolve: (r) => r.paymentTerms }),
+    deposit: t.field({ type: DepositRef, nullable: true, description: "The deposit (deposit_balance terms)", resolve: (r) => r.deposit }),
+    depositAmount: t.exposeInt("depositAmount", { nullable: true, description: "The deposit in minor units, frozen at issue" }),
+    collectShipping: t.exposeBoolean("collectShipping", { nullable: true, description: "Stored override for the shipping address; null derives it" }),
+    collectBilling: t.exposeBoolean("collectBilling", { nullable: true, description: "Stored override for the billing address; null derives it" }),
+    collect: t.field({ type: CollectRef, description: "What checkout will ask for", resolve: (r) => r.collect }),
+    collectDefault: t.field({ type: CollectRef, description: "What derivation alone would ask for", resolve: (r) => r.collectDefault }),
+    shippingMode: t.field({ type: ShippingModeEnum, description: "Whether shipping is priced", resolve: (r) => r.shippingMode as (typeof SHIPPING_MODES)[number] }),
+    shippingAmount: t.exposeInt("shippingAmount", { nullable: true, description: "Flat shipping in minor units (shippingMode flat)" }),
+    subtotal: t.exposeInt("subtotal", { description: "Selected lines' totals" }),
+    shippingTotal: t.exposeInt("shippingTotal", { description: "Flat shipping, else 0" }),
+    taxTotal: t.exposeInt("taxTotal", { description: "Tax (none unless the environment configures it)" }),
+    total: t.exposeInt("total", { description: "subtotal + shippingTotal + taxTotal" }),
+    issuedAt: t.field({ type: "DateTime", nullable: true, description: "When it was issued", resolve: (r) => r.issuedAt }),
+    supersededAt: t.field({ type: "DateTime", nullable: true, description: "When a later issue replaced it", resolve: (r) => r.supersededAt }),
+    createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (r) => r.updatedAt }),
+  }),
+});
+
+const QuoteCommentRef = builder.objectRef<CommentV>("QuoteComment").implement({
+  description: "A comment on a quote: shared with the buyer, or internal",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    visibility: t.field({ type: CommentVisibilityEnum, description: "Shared or internal", resolve: (c) => c.visibility as (typeof COMMENT_VISIBILITIES)[number] }),
+    authorType: t.field({ type: AuthorTypeEnum, description: "Merchant or buyer", resolve: (c) => c.authorType as "merchant" | "buyer" }),
+    authorName: t.exposeString("authorName", { nullable: true, description: "The name shown with it" }),
+    body: t.exposeString("body", { description: "The text" }),
+    createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
+  }),
+});
+
+const QuoteCustomerRef = builder.objectRef<NonNullable<QuoteView["customer"]>>("QuoteCustomer").implement({
+  description: "The customer a quote is linked to",
+  fields: (t) => ({ id: t.exposeID("id"), email: t.exposeString("email", { nullable: true, description: "The customer's email" }) }),
+});
+
+export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
+  description: "A sales quote, merchant view: revisions, comments (internal too) and the buyer link",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    number: t.exposeString("number", { description: "Q-{seq}, consecutive per application and environment" }),
+    status: t.field({ type: QuoteStatusEnum, description: "Where it is in its life", resolve: (q) => q.status as (typeof QUOTE_STATUSES)[number] }),
+    currency: t.exposeString("currency"),
+    customerId: t.exposeID("customerId", { nullable: true, description: "The linked customer" }),
+    customer: t.field({ type: QuoteCustomerRef, nullable: true, description: "The linked customer", resolve: (q) => q.customer }),
+    customerEmail: t.exposeString("customerEmail", { description: "The buyer's email" }),
+    companyName: t.exposeString("companyName", { nullable: true, description: "The buyer's company" }),
+    buyerReference: t.exposeString("buyerReference", { nullable: true, description: "The buyer's own reference (PO number, …)" }),
+    source: t.field({ type: SourceEnum, description: "Where it came from", resolve: (q) => q.source as "api" }),
+    shareToken: t.exposeString("shareToken", { description: "The buyer link's token; rotateQuoteLink replaces it" }),
+    buyerUrl: t.exposeString("buyerUrl", { description: "The buyer's page (the application's checkoutLinkBaseUrl when set)" }),
+    expiresAt: t.field({ type: "DateTime", nullable: true, description: "When the offer expires (set at issue when empty)", resolve: (q) => q.expiresAt }),
+    declinedReason: t.exposeString("declinedReason", { nullable: true, description: "Why it was declined" }),
+    declinedBy: t.field({ type: DeclinedByEnum, nullable: true, description: "Who declined", resolve: (q) => q.declinedBy as "merchant" | null }),
+    internalNote: t.exposeString("internalNote", { nullable: true, description: "Your team's note; never shown to the buyer or sent in events" }),
+    currentRevisionId: t.exposeID("currentRevisionId", { nullable: true, description: "The issued revision offered at the link" }),
+    workingRevision: t.field({ type: QuoteRevisionRef, nullable: true, description: "The editable revision, if any", resolve: (q) => q.workingRevision }),
+    revisions: t.field({ type: [QuoteRevisionRef], description: "Every revision, oldest first", resolve: (q) => q.revisions }),
+    comments: t.field({ type: [QuoteCommentRef], description: "Every comment, oldest first, internal ones included", resolve: (q) => q.comments }),
+    requestFormId: t.exposeID("requestFormId", { nullable: true, description: "The request form it came from" }),
+    cartId: t.exposeID("cartId", { nullable: true, description: "The cart it was requested from" }),
+    createdAt: t.field({ type: "DateTime", resolve: (q) => q.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (q) => q.updatedAt }),
+  }),
+});
+
+const QuotePage = pageOf("QuotePage", QuoteRef, "quotes");
+
+// ---- inputs -------------------------------------------------------------------------------------------------
+
+const QuoteLineItemInput = builder.inputType("QuoteLineItemInput", {
+  description: "A line of a revision; amounts are integer minor units",
+  fields: (t) => ({
+    id: t.id({ description: "Keep this existing line (updateQuoteRevision); omit for a new line" }),
+    name: t.string({ required: true, description: "What the buyer sees" }),
+    description: t.string({ description: "Longer text" }),
+    unitPrice: t.int({ description: "Price of one unit; omit to leave unpriced" }),
+    quantity: t.int({ description: "Units, default 1" }),
+    type: t.field({ type: LineItemTypeEnum, description: "Default product" }),
+    optional: t.boolean({ description: "An upsell the buyer may deselect (default false)" }),
+    qtyEditable: t.boolean({ description: "The buyer may change the quantity (default false)" }),
+    sku: t.string({ description: "Stock keeping unit" }),
+    referenceId: t.string({ description: "Your product id" }),
+    note: t.string({ description: "A note on the line" }),
+    targetUnitPrice: t.int({ description: "The buyer's asked price (recorded, never quoted)" }),
+    deliveryMethod: t.field({ type: DeliveryMethodEnum, description: "Default none for services, else shipment" }),
+  }),
+});
+const PaymentTermsInput = builder.inputType("QuotePaymentTermsInput", {
+  description: "How the buyer pays",
+  fields: (t) => ({
+    mode: t.field({ type: TermsModeEnum, required: true, description: "The terms" }),
+    netN: t.int({ description: "Days to pay, 1 to 365 (net_terms)" }),
+    balanceNetN: t.int({ description: "Days to pay the balance, 1 to 365 (deposit_balance)" }),
+  }),
+});
+const DepositInput = builder.inputType("QuoteDepositInput", {
+  description: "A deposit (deposit_balance terms)",
+  fields: (t) => ({
+    type: t.field({ type: DepositTypeEnum, required: true, description: "Percent or fixed" }),
+    value: t.int({ required: true, description: "Whole percent 1 to 99, or minor units" }),
+  }),
+});
+const CollectInput = builder.inputType("QuoteCollectInput", {
+  description: "Address overrides: an omitted flag is unchanged, null returns it to the derived default",
+  fields: (t) => ({
+    shippingAddress: t.boolean({ description: "Ask for a shipping address" }),
+    billingAddress: t.boolean({ description: "Ask for a billing address" }),
+  }),
+});
+
+/** GraphQL args of a revision's fields, mapped onto the REST body (explicit nulls kept where they clear). */
+function revisionArgs(t: any) {
+  return {
+    items: t.arg({ type: [QuoteLineItemInput], description: "The full list of lines (replaces them)" }),
+    paymentTerms: t.arg({ type: PaymentTermsInput, description: "How the buyer pays" }),
+    deposit: t.arg({ type: DepositInput, description: "The deposit; null removes it" }),
+    collect: t.arg({ type: CollectInput, description: "Address overrides" }),
+    shippingMode: t.arg({ type: ShippingModeEnum, description: "Whether shipping is priced" }),
+    shippingAmount: t.arg.int({ description: "Flat shipping in minor units; null clears it" }),
+  };
+}
+const itemsBody = (items: Record<string, unknown>[] | null | undefined) => items?.map((i) => compact(i));
+const collectBody = (c: Record<string, unknown> | null | undefined) => (c ? withClears(c, ["shippingAddress", "billingAddress"]) : c);
+
+const quoteId = "The quote's id";
+
+builder.queryFields((t) => ({
+  quote: t.field({
+    type: QuoteRef,
+    description: "A quote of the credential's application and environment (404 otherwise)",
+    authScopes: { scope: "quotes:read" },
+    args: { id: t.arg.id({ required: true, description: quoteId }) },
+    resolve: (_r, a, ctx) => getQuote(ctx, String(a.id)),
+  }),
+  quotes: t.field({
+    type: QuotePage,
+    description: "Quotes, newest first",
+    authScopes: { scope: "quotes:read" },
+    args: {
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+      status: t.arg({ type: QuoteStatusEnum, description: "Only this status" }),
+      customerId: t.arg.id({ description: "Only this customer's (`cus_` prefix optional)" }),
+      q: t.arg.string({ description: "Number, buyer email, company or reference contains this (case-insensitive)" }),
+    },
+    resolve: (_r, a, ctx) => listQuotes(ctx, compact({ ...a, customerId: a.customerId == null ? null : String(a.customerId) })),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createQuote: t.field({
+    type: QuoteRef,
+    description: "A draft quote with its working revision (number 1)",
+    authScopes: { scope: "quotes:write" },
+    args: {
+      customerEmail: t.arg.string({ required: true, description: "The buyer's email; the customer is found or created" }),
+      companyName: t.arg.string({ description: "The buyer's company" }),
+      buyerReference: t.arg.string({ description: "The buyer's reference" }),
+      expiresAt: t.arg({ type: "DateTime", description: "Expiry (default 30 days after issue)" }),
+      internalNote: t.arg.string({ description: "Your team's note" }),
+      ...revisionArgs(t),
+    },
+    resolve: (_r, a, ctx) => createQuote(ctx, { ...compact({ ...a, collect: undefined, items: undefined, expiresAt: a.expiresAt ? new Date(a.expiresAt as any).toISOString() : undefined }), items: itemsBody(a.items as any) ?? undefined, collect: collectBody(a.collect as any) ?? undefined }),
+  }),
+  updateQuote: t.field({
+    type: QuoteRef,
+    description: "Decline, review or archive (status), or change the reference, expiry or internal note; null clears",
+    authScopes: { scope: "quotes:write" },
+    args: {
+      id: t.arg.id({ required: true, description: quoteId }),
+      status: t.arg({ type: QuoteStatusEnum, description: "declined, under_review or archived (409 invalid_quote_transition otherwise)" }),
+      declinedReason: t.arg.string({ description: "With status declined: why (sent to the buyer)" }),
+      buyerReference: t.arg.string({ description: "The buyer's reference; null clears" }),
+      expiresAt: t.arg({ type: "DateTime", description: "Expiry; null clears (issue then sets 30 days)" }),
+      internalNote: t.arg.string({ description: "Your team's note; null clears" }),
+    },
+    resolve: (_r, { id, ...a }, ctx) =>
+      updateQuote(ctx, String(id), withClears({ ...a, expiresAt: a.expiresAt ? new Date(a.expiresAt as any).toISOString() : a.expiresAt }, ["buyerReference", "expiresAt", "internalNote"])),
+  }),
+  issueQuote: t.field({
+    type: QuoteRef,
+    description: "Freezes the working revision and offers it at the buyer link (409 empty_revision, unpriced_items, net_terms_not_configured)",
+    authScopes: { scope: "quotes:write" },
+    args: { id: t.arg.id({ required: true, description: quoteId }) },
+    resolve: (_r, a, ctx) => issueQuote(ctx, String(a.id), {}),
+  }),
+  createQuoteRevision: t.field({
+    type: QuoteRevisionRef,
+    description: "A new working revision cloned from the issued one (409 working_revision_exists)",
+    authScopes: { scope: "quotes:write" },
+    args: { id: t.arg.id({ required: true, description: quoteId }) },
+    resolve: (_r, a, ctx) => createRevision(ctx, String(a.id), {}),
+  }),
+  updateQuoteRevision: t.field({
+    type: QuoteRevisionRef,
+    description: "Edits the working revision (409 revision_not_editable otherwise)",
+    authScopes: { scope: "quotes:write" },
+    args: { id: t.arg.id({ required: true, description: quoteId }), revisionId: t.arg.id({ required: true, description: "The revision's id" }), ...revisionArgs(t) },
+    resolve: (_r, { id, revisionId, ...a }, ctx) =>
+      updateRevision(ctx, String(id), String(revisionId), {
+        ...withClears({ ...a, items: undefined, collect: undefined }, ["deposit", "shippingAmount"]),
+        ...(a.items ? { items: itemsBody(a.items as any) } : {}),
+        ...(a.collect ? { collect: collectBody(a.collect as any) } : {}),
+      }),
+  }),
+  addQuoteComment: t.field({
+    type: QuoteCommentRef,
+    description: "A comment: shared (the buyer sees it; quote.comment_added) or internal",
+    authScopes: { scope: "quotes:write" },
+    args: {
+      id: t.arg.id({ required: true, description: quoteId }),
+      body: t.arg.string({ required: true, description: "The text, 1 to 5000 characters" }),
+      visibility: t.arg({ type: CommentVisibilityEnum, required: true, description: "Shared or internal" }),
+      authorName: t.arg.string({ description: "Name shown with it (default the application's name)" }),
+    },
+    resolve: (_r, { id, ...a }, ctx) => addComment(ctx, String(id), compact(a)),
+  }),
+  rotateQuoteLink: t.field({
+    type: QuoteRef,
+    description: "A new share token; the old link answers 404 at once",
+    authScopes: { scope: "quotes:write" },
+    args: { id: t.arg.id({ required: true, description: quoteId }) },
+    resolve: (_r, a, ctx) => rotateLink(ctx, String(a.id), {}),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  quoteUpdated: t.field({
+    type: QuoteRef,
+    description: "The quote: its current state first, then re-read after each of its quote.* events",
+    authScopes: { scope: "quotes:read" },
+    args: { id: t.arg.id({ required: true, description: quoteId }) },
+    subscribe: (_r, a, ctx) => subscribeQuoteUpdates(ctx, String(a.id)),
+    resolve: async (e, a, ctx) => {
+      liveItem(e);
+      return getQuote(ctx, String(a.id));
+    },
+  }),
+}));
+
+// ---- request forms, intake, a cart's request ---------------------------------------------------------------------
+
+type FormV = import("./quote-requests.service").FormView;
+
+const FormFieldsRef = builder.objectRef<FormV["fields"]>("QuoteRequestFormFields").implement({
+  description: "What a hosted request form asks for",
+  fields: (t) => ({
+    lineItems: t.exposeBoolean("lineItems", { description: "Item rows (false: a written message only)" }),
+    targetPrice: t.exposeBoolean("targetPrice", { description: "Buyers may name a target price per line" }),
+    requireBotChallenge: t.exposeBoolean("requireBotChallenge", { description: "A bot-challenge token is verified server-side" }),
+  }),
+});
+
+const QuoteRequestFormRef = builder.objectRef<FormV>("QuoteRequestForm").implement({
+  description: "A hosted request-for-quote form; its qrf_ token is shown once, when minted",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name", { description: "Your name for the form" }),
+    fields: t.field({ type: FormFieldsRef, description: "What it asks for", resolve: (f) => f.fields }),
+    successMessage: t.exposeString("successMessage", { nullable: true, description: "Shown after a submission" }),
+    tokenPrefix: t.exposeString("tokenPrefix", { description: "The token's first characters, to tell forms apart" }),
+    formToken: t.string({ nullable: true, description: "The qrf_ token, only in the response that minted it", resolve: (f, _a, ctx) => revealed(f.formToken, ctx) }),
+    hostedUrl: t.string({ nullable: true, description: "The hosted form's URL (carries the token), only when minted", resolve: (f, _a, ctx) => revealed(f.hostedUrl, ctx) }),
+    createdAt: t.field({ type: "DateTime", resolve: (f) => f.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (f) => f.updatedAt }),
+  }),
+});
+const QuoteRequestFormPage = pageOf("QuoteRequestFormPage", QuoteRequestFormRef, "quote request forms");
+
+const FormFieldsInput = builder.inputType("QuoteRequestFormFieldsInput", {
+  description: "What the form asks for",
+  fields: (t) => ({
+    lineItems: t.boolean({ description: "Item rows (default true)" }),
+    targetPrice: t.boolean({ description: "Target prices per line (default false)" }),
+    requireBotChallenge: t.boolean({ description: "Require a bot challenge (default false)" }),
+  }),
+});
+
+const QuoteRequestItemInput = builder.inputType("QuoteRequestItemInput", {
+  description: "A line the buyer asks about",
+  fields: (t) => ({
+    name: t.string({ required: true, description: "What they need" }),
+    sku: t.string({ description: "Stock keeping unit" }),
+    referenceId: t.string({ description: "Your product id" }),
+    quantity: t.int({ description: "Units, default 1" }),
+    targetUnitPrice: t.int({ description: "The price they hope for, minor units (forms with targetPrice)" }),
+    note: t.string({ description: "A note on the line" }),
+  }),
+});
+
+const ReceiptRef = builder.objectRef<{ received: true }>("QuoteRequestReceipt").implement({
+  description: "The answer to every accepted submission",
+  fields: (t) => ({ received: t.exposeBoolean("received", { description: "Always true" }) }),
+});
+
+builder.queryFields((t) => ({
+  quoteRequestForms: t.field({
+    type: QuoteRequestFormPage,
+    description: "Request forms, newest first (never their tokens)",
+    authScopes: { scope: "quotes:read" },
+    args: { limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: (_r, a, ctx) => listRequestForms(ctx, compact(a)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createQuoteRequestForm: t.field({
+    type: QuoteRequestFormRef,
+    description: "A hosted request form; the response carries its qrf_ token once",
+    authScopes: { scope: "quotes:write" },
+    args: {
+      name: t.arg.string({ required: true, description: "Your name for it" }),
+      fields: t.arg({ type: FormFieldsInput, description: "What it asks for" }),
+      successMessage: t.arg.string({ description: "Shown after a submission" }),
+    },
+    resolve: (_r, a, ctx) => createRequestForm(ctx, compact({ ...a, fields: a.fields ? compact(a.fields) : undefined })),
+  }),
+  rotateQuoteRequestFormToken: t.field({
+    type: QuoteRequestFormRef,
+    description: "Mints a new qrf_ token (shown once); the old one stops working at once",
+    authScopes: { scope: "quotes:write" },
+    args: { id: t.arg.id({ required: true, description: "The form's id" }) },
+    resolve: (_r, a, ctx) => rotateFormToken(ctx, String(a.id), {}),
+  }),
+  submitQuoteRequest: t.field({
+    type: ReceiptRef,
+    description: "Keyless: a buyer's request through a form token (rate limited per IP; honeypot, fill time, bot challenge)",
+    args: {
+      formToken: t.arg.string({ required: true, description: "The form's qrf_ token" }),
+      email: t.arg.string({ required: true, description: "The buyer's email" }),
+      companyName: t.arg.string({ description: "The buyer's company" }),
+      buyerReference: t.arg.string({ description: "The buyer's reference" }),
+      message: t.arg.string({ description: "What they need (required without items)" }),
+      items: t.arg({ type: [QuoteRequestItemInput], description: "Lines they ask about" }),
+      cartId: t.arg.id({ description: "A cart of the form's application whose lines join the request" }),
+      formLoadedAt: t.arg.float({ required: true, description: "Epoch milliseconds when the form loaded" }),
+      website: t.arg.string({ description: "The honeypot: leave empty" }),
+      botChallengeToken: t.arg.string({ description: "The bot challenge's token (forms that require it)" }),
+    },
+    resolve: (_r, a, ctx) =>
+      submitQuoteRequest(ctx, compact({ ...a, cartId: a.cartId == null ? null : String(a.cartId), items: a.items ? a.items.map((i) => compact(i)) : undefined })),
+  }),
+  requestQuoteFromCart: t.field({
+    type: QuoteRef,
+    description: "A quote request from a cart's lines (unpriced, the cart's prices kept as targets); the cart is unchanged",
+    authScopes: { scope: "quotes:write" },
+    args: {
+      cartId: t.arg.id({ required: true, description: "The cart" }),
+      buyerReference: t.arg.string({ description: "The buyer's reference" }),
+      note: t.arg.string({ description: "The buyer's note: the first shared comment" }),
+      customerEmail: t.arg.string({ description: "Needed when the cart has no buyer email" }),
+    },
+    resolve: (_r, { cartId, ...a }, ctx) => requestQuoteFromCart(ctx, String(cartId), compact(a)),
+  }),
+}));

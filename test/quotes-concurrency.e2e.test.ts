@@ -1,0 +1,66 @@
+// Quotes under concurrency on the real PostgreSQL: numbers are consecutive and gap-free under 50 parallel creates,
+// one working revision survives racing clones, and the request endpoint's per-IP limit holds across two server
+// processes sharing the database (the limit lives in the database, not in a process's memory).
+import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { client } from "./helpers/http";
+
+let a: TestApp | null;
+let b: TestApp | null;
+
+beforeAll(async () => {
+  a = await startTestApp({ db: "pg", env: { RATE_LIMIT_QUOTE_REQUESTS_PER_IP: "4/1m", RATE_LIMIT_PER_CREDENTIAL: "off" } });
+  if (!a) return console.warn(skipReason("the quote concurrency tests"));
+  // a second "process": its own pool, limiter and app on the same database
+  b = await startTestApp({ databaseUrl: a.databaseUrl, env: { RATE_LIMIT_QUOTE_REQUESTS_PER_IP: "4/1m", RATE_LIMIT_PER_CREDENTIAL: "off" } });
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+test("50 parallel POST /quotes get 50 distinct consecutive numbers", async () => {
+  if (!a || !b) return;
+  const demo = await a.bootstrap();
+  const apis = [client(a.url), client(b.url)];
+  const before = await a.deps.prisma.quote.count({ where: { applicationId: demo.applicationId } });
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => apis[i % 2]("POST", "quotes", { key: demo.apiKey, body: { customerEmail: `p${i % 7}@example.com`, items: [{ name: "x", unitPrice: 1 }] } })),
+  );
+  expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+  const numbers = results.map((r) => Number(r.body.data.number.slice(2))).sort((x, y) => x - y);
+  expect(new Set(numbers).size).toBe(50);
+  expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => before + 1 + i));
+  // the same email under concurrency is one customer
+  const ids = new Set(results.filter((_, i) => i % 7 === 0).map((r) => r.body.data.customerId));
+  expect(ids.size).toBe(1);
+});
+
+test("racing clones of the issued revision: exactly one working revision results", async () => {
+  if (!a || !b) return;
+  const demo = await a.bootstrap();
+  const api = client(a.url);
+  const q = (await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "race@example.com", items: [{ name: "x", unitPrice: 5 }] } })).body.data;
+  expect((await api("POST", `quotes/${q.id}/issue`, { key: demo.apiKey, body: {} })).status).toBe(200);
+  const apis = [client(a.url), client(b.url)];
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => apis[i % 2]("POST", `quotes/${q.id}/revisions`, { key: demo.apiKey })));
+  expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+  expect(results.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(Array(9).fill("working_revision_exists"));
+  expect(await a.deps.prisma.quoteRevision.count({ where: { quoteId: q.id, status: "working" } })).toBe(1);
+});
+
+test("the per-IP limit on POST /quote-requests holds across two processes sharing the database", async () => {
+  if (!a || !b) return;
+  const demo = await a.bootstrap();
+  const form = (await client(a.url)("POST", "quote-request-forms", { key: demo.apiKey, body: { name: "shared limit" } })).body.data;
+  const headers = { "x-forwarded-for": "198.51.100.200" };
+  const send = (api: ReturnType<typeof client>, i: number) => api("POST", "quote-requests", { headers, body: { formToken: form.formToken, email: "lim@example.com", message: `m${i}`, formLoadedAt: Date.now() - 10_000 } });
+  const statuses: number[] = [];
+  // 4 per minute in all: two on each process pass, the fifth (on either) is refused
+  for (let i = 0; i < 4; i++) statuses.push((await send(i % 2 ? client(b.url) : client(a.url), i)).status);
+  expect(statuses).toEqual([202, 202, 202, 202]);
+  const onA = await send(client(a.url), 5);
+  const onB = await send(client(b.url), 6);
+  expect([onA.status, onA.body.error?.code, onB.status, onB.body.error?.code]).toEqual([429, "rate_limited", 429, "rate_limited"]);
+  // another address is unaffected
+  expect((await client(b.url)("POST", "quote-requests", { headers: { "x-forwarded-for": "198.51.100.201" }, body: { formToken: form.formToken, email: "lim@example.com", message: "other", formLoadedAt: Date.now() - 10_000 } })).status).toBe(202);
+});
