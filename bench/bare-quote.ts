@@ -1,15 +1,15 @@
 // The bare reference for bench/quotes.ts: GET /api/v1/quotes/{id} on node:http + pg, with the least SQL that keeps
 // the service's guarantees: the key lookup the service runs (one joined SELECT; revoked keys and archived
 // environments refused), then the quote with its revisions, lines, comments, customer and application settings in
-// one statement (json_agg), scoped to the key's application and environment (another tenant's id is 404). The
-// response is the service's own JSON: the rows are shaped like Prisma's and passed to the same view function
-// (quoteView), so the comparison is about the HTTP, auth and data layers, not about the view.
+// one statement (json_agg: the service's own SQL, quotes.service.ts selectQuoteFull), scoped to the key's
+// application and environment (another tenant's id is 404). The response is the service's own JSON: the row goes
+// through the same shaping and view functions, so the comparison is about the HTTP, auth and data layers.
 import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Pool } from "pg";
 import type { Config } from "../src/config";
-import { type QuoteFull, quoteView } from "../src/quotes/quotes.service";
+import { quoteView, shapeQuoteRow } from "../src/quotes/quotes.service";
 import type { Ctx } from "../src/shared/context";
 
 const LOOKUP = `
@@ -21,7 +21,7 @@ const LOOKUP = `
   WHERE k."keyHash" = $1`;
 
 const QUOTE = `
-  SELECT q.*, json_build_object('id', c.id, 'email', c.email) AS customer, json_build_object('name', a.name, 'settings', a.settings) AS application,
+  SELECT q.*, CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'email', c.email) END AS customer, json_build_object('name', a.name, 'settings', a.settings) AS application,
     (SELECT coalesce(json_agg(r ORDER BY r.number), '[]'::json) FROM (
        SELECT r.*, (SELECT coalesce(json_agg(i ORDER BY i.position), '[]'::json) FROM "QuoteLineItem" i WHERE i."revisionId" = r.id) AS items
        FROM "QuoteRevision" r WHERE r."quoteId" = q.id) r) AS revisions,
@@ -32,17 +32,6 @@ const QUOTE = `
   WHERE q.id = $1 AND q."applicationId" = $2 AND q."environmentId" = $3`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const date = (v: unknown) => (v == null ? null : new Date(v as string));
-
-/** json_agg gives timestamps as text: back to Dates, as Prisma returns them. */
-function shape(row: any): QuoteFull {
-  return {
-    ...row,
-    customer: row.customer?.id ? row.customer : null,
-    revisions: row.revisions.map((r: any) => ({ ...r, issuedAt: date(r.issuedAt), supersededAt: date(r.supersededAt), createdAt: date(r.createdAt), updatedAt: date(r.updatedAt) })),
-    comments: row.comments.map((c: any) => ({ ...c, createdAt: date(c.createdAt) })),
-  };
-}
 
 function send(res: http.ServerResponse, status: number, payload: string) {
   const b = Buffer.from(payload);
@@ -64,7 +53,7 @@ export async function startBareQuote(pool: Pool, config: Config) {
       if (!UUID.test(m[1])) return send(res, 404, '{"error":{"code":"not_found"}}');
       const row = (await pool.query(QUOTE, [m[1], k.appId, k.envId])).rows[0];
       if (!row) return send(res, 404, '{"error":{"code":"not_found"}}');
-      send(res, 200, JSON.stringify({ data: quoteView(ctx, shape(row)) }));
+      send(res, 200, JSON.stringify({ data: quoteView(ctx, shapeQuoteRow(row)) }));
     })().catch((e) => {
       console.error("[bare-quote]", e);
       send(res, 500, '{"error":{"code":"internal_error"}}');

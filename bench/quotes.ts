@@ -37,6 +37,24 @@ fragment R on QuoteRevision { id number status items { id name description unitP
   paymentTerms { mode netN balanceNetN } deposit { type value } depositAmount collectShipping collectBilling collect { shippingAddress billingAddress }
   collectDefault { shippingAddress billingAddress } shippingMode shippingAmount subtotal shippingTotal taxTotal total issuedAt supersededAt createdAt updatedAt }`;
 
+/** BENCH_PROFILE=<target index>: a CPU profile of this process while that target is measured (written to the cwd). */
+async function startProfile() {
+  const { Session } = await import("node:inspector/promises");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`[bench] CPU profile written to ${file}`);
+    },
+  };
+}
+
 let statements = 0;
 function count(pool: Pool) {
   pool.on("connect", (client: PoolClient) => {
@@ -154,7 +172,9 @@ async function main() {
   for (const t of targets) {
     process.stdout.write(`[bench] ${t.name}: ${WARMUP} s warm-up, ${DURATION} s measured ... `);
     await cannon(t, WARMUP);
+    const profile = process.env.BENCH_PROFILE && t === targets[Number(process.env.BENCH_PROFILE)] ? await startProfile() : null;
     results[t.name] = await cannon(t, DURATION);
+    if (profile) await profile.stop(`quotes-${process.env.BENCH_PROFILE}.cpuprofile`);
     console.log(`${Math.round(results[t.name].rps)} req/s`);
   }
 
