@@ -32,7 +32,8 @@ const AUTOCANNON = path.resolve(__dirname, "../node_modules/autocannon/autocanno
 const QUERY = `query Q($id: ID!) { quote(id: $id) {
   id number status currency customerId customer { id email } customerEmail companyName buyerReference source shareToken buyerUrl
   expiresAt declinedReason declinedBy internalNote currentRevisionId workingRevision { ...R } revisions { ...R }
-  comments { id visibility authorType authorName body createdAt } requestFormId cartId createdAt updatedAt } }
+  comments { id visibility authorType authorName body createdAt } requestFormId cartId
+  acceptedRevisionId acceptedAt acceptance { by name email reason items { itemId selected quantity } } checkoutSessionId orderId convertedAt createdAt updatedAt } }
 fragment R on QuoteRevision { id number status items { id name description unitPrice quantity type optional selected qtyEditable sku referenceId note targetUnitPrice deliveryMethod total }
   paymentTerms { mode netN balanceNetN } deposit { type value } depositAmount collectShipping collectBilling collect { shippingAddress billingAddress }
   collectDefault { shippingAddress billingAddress } shippingMode shippingAmount subtotal shippingTotal taxTotal total issuedAt supersededAt createdAt updatedAt }`;

@@ -2,7 +2,9 @@
 import type { Deps } from "../src/shared/context";
 import type { DeliveryWorker } from "../src/webhooks/delivery.worker";
 import { checkoutSessionExpiry } from "./checkout-session-expiry";
+import { mailDispatch } from "./mail-dispatch";
 import { paymentAuthorizationExpiry } from "./payment-authorization-expiry";
+import { quoteExpiry } from "./quote-expiry";
 import { webhookDelivery } from "./webhook-delivery";
 
 export interface JobContext {
@@ -18,7 +20,7 @@ export interface JobDefinition {
   run(ctx: JobContext): Promise<string>;
 }
 
-export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry];
+export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry, quoteExpiry, mailDispatch];
 
 export function findJob(name: string) {
   return JOBS.find((j) => j.name === name);

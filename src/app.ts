@@ -5,6 +5,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { GraphQLError } from "graphql";
 import { checkoutPages } from "../pages/checkout.page";
+import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
@@ -51,6 +52,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   app.use(openapiRouter());
   app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
+  app.use(filesRouter(deps));
 
   const yoga = createYogaServer(deps);
   // Read the raw body here so the size limit and UTF-8 check hold for chunked bodies too; Yoga parses it.

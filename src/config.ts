@@ -72,6 +72,8 @@ const schema = z.object({
   RATE_LIMIT_DECLINES_PER_SESSION: limit.prefault("10/1h"),
   RATE_LIMIT_DECLINES_PER_IP: limit.prefault("30/1h"),
   RATE_LIMIT_QUOTE_REQUESTS_PER_IP: limit.prefault("10/1m"),
+  RATE_LIMIT_QUOTE_LINKS_PER_IP: limit.prefault("120/1m"),
+  RATE_LIMIT_QUOTE_LINKS_PER_TOKEN: limit.prefault("120/1m"),
   RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _.:- only").default("rl"),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });

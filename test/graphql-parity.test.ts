@@ -88,6 +88,22 @@ const GRAPHQL_FOR: Record<string, string> = {
   "GET /quote-request-forms": "Query.quoteRequestForms",
   "POST /quote-request-forms/:id/rotate-token": "Mutation.rotateQuoteRequestFormToken",
   "POST /quote-requests": "Mutation.submitQuoteRequest",
+  "POST /quotes/:id/accept": "Mutation.acceptQuote",
+  "GET /quote-links/:token": "Query.quoteLink",
+  "POST /quote-links/:token/view": "Mutation.viewQuoteLink",
+  "POST /quote-links/:token/comments": "Mutation.addQuoteLinkComment",
+  "POST /quote-links/:token/request-revision": "Mutation.requestQuoteLinkRevision",
+  "POST /quote-links/:token/decline": "Mutation.declineQuoteLink",
+  "POST /quote-links/:token/accept": "Mutation.acceptQuoteLink",
+  "GET /quote-links/:token/pdf": "Query.quoteLinkPdfUrl",
+  "GET /notifications": "Query.notifications",
+  "POST /notifications/:id/read": "Mutation.markNotificationRead",
+  "GET /emails": "Query.emails",
+  "GET /email-templates": "Query.emailTemplates",
+  "GET /email-templates/:name": "Query.emailTemplate",
+  "PUT /email-templates/:name": "Mutation.updateEmailTemplate",
+  "DELETE /email-templates/:name": "Mutation.resetEmailTemplate",
+  "POST /email-templates/:name/preview": "Mutation.previewEmailTemplate",
 };
 
 /**

@@ -1,6 +1,7 @@
 // Quotes under concurrency on the real PostgreSQL: numbers are consecutive and gap-free under 50 parallel creates,
 // one working revision survives racing clones, and the request endpoint's per-IP limit holds across two server
-// processes sharing the database (the limit lives in the database, not in a process's memory).
+// processes sharing the database (the limit lives in the database, not in a process's memory); parallel accepts of one
+// revision across two processes make one checkout.
 import { skipReason, startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 
@@ -63,4 +64,25 @@ test("the per-IP limit on POST /quote-requests holds across two processes sharin
   expect([onA.status, onA.body.error?.code, onB.status, onB.body.error?.code]).toEqual([429, "rate_limited", 429, "rate_limited"]);
   // another address is unaffected
   expect((await client(b.url)("POST", "quote-requests", { headers: { "x-forwarded-for": "198.51.100.201" }, body: { formToken: form.formToken, email: "lim@example.com", message: "other", formLoadedAt: Date.now() - 10_000 } })).status).toBe(202);
+});
+
+test("20 parallel buyer accepts of one revision split across two processes: one checkout session, the rest the same session or 409 accept_in_progress", async () => {
+  if (!a || !b) return;
+  const demo = await a.bootstrap();
+  const apis = [client(a.url), client(b.url)];
+  const c = await apis[0]("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "race@example.com", items: [{ name: "x", unitPrice: 100, quantity: 2 }] } });
+  const q = (await apis[0]("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => apis[i % 2]("POST", `quote-links/${q.shareToken}/accept`, { body: { revisionId: q.currentRevisionId, acceptedByName: "Racer" } })),
+  );
+  const ok = answers.filter((r) => r.status === 200);
+  expect(ok.length).toBeGreaterThan(0);
+  const sessionOf = (r: { body: any }) => r.body.data.checkoutUrl.split("/").pop(); // each process has its own host
+  expect(new Set(ok.map(sessionOf)).size).toBe(1);
+  for (const r of answers) if (r.status !== 200) expect([r.status, r.body.error.code]).toEqual([409, "accept_in_progress"]);
+  expect(await a.deps.prisma.checkoutSession.count({ where: { quoteId: q.id } })).toBe(1);
+  expect(await a.deps.prisma.quoteStatusHistory.count({ where: { quoteId: q.id, toStatus: "accepted" } })).toBe(1);
+  // after the race every accept answers the one session
+  const later = await apis[1]("POST", `quote-links/${q.shareToken}/accept`, { body: { revisionId: q.currentRevisionId, acceptedByName: "Racer" } });
+  expect(sessionOf(later)).toBe(sessionOf(ok[0]));
 });

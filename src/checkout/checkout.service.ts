@@ -10,6 +10,7 @@ import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCr
 import { type Envelope, tenantTopic } from "../events/hub";
 import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
+import { convertQuoteForOrder } from "../quotes/quotes.service";
 import { processorFor } from "../payments/processor";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
@@ -109,26 +110,63 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     const connectors = await activeConnectors(tx, t);
     const available = METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
     const allowedMethods = input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
-    const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
-    const at = tx.clock.now();
-    const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
-    // The cart reopens (if abandoned) and lives as long as the session, and the session is inserted: one statement.
-    const [session] = await tx.db.$queryRaw<CheckoutSession[]>`
-      WITH c AS (
-        UPDATE "Cart" SET "expiresAt" = ${expiresAt}, status = CASE WHEN status = 'abandoned' THEN 'open' ELSE status END, "updatedAt" = ${at}
-        WHERE id = ${cart.id}::uuid RETURNING id
-      )
-      INSERT INTO "CheckoutSession" (id, "applicationId", "environmentId", "cartId", "returnUrl", "cancelUrl", "customerEmail", "customerId", customer,
-        "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt")
-      SELECT ${randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${input.returnUrl}, ${input.cancelUrl},
-        ${(input.customerEmail ?? input.customer?.email ?? cart.customerEmail)?.toLowerCase() ?? null}, ${input.customer?.customerId ?? cart.customerId}::uuid,
-        ${json(input.customer)}::jsonb, ${allowedMethods}::text[], ${input.paymentTerms?.netN ?? null}::int, ${input.collect?.shippingAddress ?? true},
-        ${input.collect?.billingAddress ?? false}, ${JSON.stringify(input.metadata ?? {})}::jsonb, ${expiresAt}, ${at}
-      FROM c
-      RETURNING *`;
+    const session = await insertSession(tx, t, {
+      cartId: cart.id,
+      returnUrl: input.returnUrl,
+      cancelUrl: input.cancelUrl,
+      customerEmail: (input.customerEmail ?? input.customer?.email ?? cart.customerEmail)?.toLowerCase() ?? null,
+      customerId: input.customer?.customerId ?? cart.customerId,
+      customer: input.customer ?? null,
+      allowedMethods,
+      netN: input.paymentTerms?.netN ?? null,
+      collectShipping: input.collect?.shippingAddress ?? true,
+      collectBilling: input.collect?.billingAddress ?? false,
+      metadata: input.metadata ?? {},
+    });
     await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
     return session;
   });
+}
+
+export interface NewSession {
+  cartId: string;
+  returnUrl: string;
+  cancelUrl: string;
+  customerEmail: string | null;
+  customerId: string | null;
+  customer: unknown;
+  allowedMethods: string[];
+  netN: number | null;
+  collectShipping: boolean;
+  collectBilling: boolean;
+  metadata: unknown;
+  /** a quote's checkout (quotes/quote-accept.service.ts): converts the quote with the order; deposit terms */
+  quoteId?: string | null;
+  depositAmount?: number | null;
+  balanceNetN?: number | null;
+}
+
+/**
+ * One statement: the cart reopens (if abandoned) and lives as long as the session, and the session is inserted.
+ * Shared by POST /checkout-sessions and a quote's acceptance.
+ */
+export async function insertSession(tx: Ctx, t: { applicationId: string; environmentId: string }, n: NewSession): Promise<CheckoutSession> {
+  const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
+  const at = tx.clock.now();
+  const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
+  const [session] = await tx.db.$queryRaw<CheckoutSession[]>`
+    WITH c AS (
+      UPDATE "Cart" SET "expiresAt" = ${expiresAt}, status = CASE WHEN status = 'abandoned' THEN 'open' ELSE status END, "updatedAt" = ${at}
+      WHERE id = ${n.cartId}::uuid RETURNING id
+    )
+    INSERT INTO "CheckoutSession" (id, "applicationId", "environmentId", "cartId", "returnUrl", "cancelUrl", "customerEmail", "customerId", customer,
+      "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt", "quoteId", "depositAmount", "balanceNetN")
+    SELECT ${randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${n.returnUrl}, ${n.cancelUrl},
+      ${n.customerEmail}, ${n.customerId}::uuid, ${json(n.customer)}::jsonb, ${n.allowedMethods}::text[], ${n.netN}::int, ${n.collectShipping},
+      ${n.collectBilling}, ${JSON.stringify(n.metadata ?? {})}::jsonb, ${expiresAt}, ${at}, ${n.quoteId ?? null}::uuid, ${n.depositAmount ?? null}::int, ${n.balanceNetN ?? null}::int
+    FROM c
+    RETURNING *`;
+  return session;
 }
 
 async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
@@ -266,6 +304,9 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   if (method === "card") checkDeclines(ctx, s0.id);
+  // Deposit terms: the balance becomes a Net-N invoice, so the invoice connection must be there before any charge.
+  const balanceConnector = s0.depositAmount !== null ? await ctx.db.connector.findFirst({ where: { applicationId: s0.applicationId, environmentId: s0.environmentId, kind: "invoice_terms", status: "active" }, orderBy: { createdAt: "asc" } }) : null;
+  if (s0.depositAmount !== null && !balanceConnector) throw new DomainError("no_payment_connection", 422, "No active invoice_terms connection for this quote's balance invoice");
 
   // The claim (single-flight: 409 checkout_in_progress for a racing call, in any process) commits with the order
   // and its pending payment, so a failure before that commit leaves nothing claimed.
@@ -294,6 +335,8 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       }
       if (orderId) {
         await recordEvent(tx, tenant, "order.created", { orderId, checkoutSessionId: s0.id, cartId: cart.id, total: placed.total, currency: cart.currency, customerId: customer?.id ?? null });
+        // A quote's checkout: the quote is converted in the transaction that creates its order.
+        if (s0.quoteId) await convertQuoteForOrder(tx, tenant, s0.quoteId, orderId);
       } else {
         // The cart already has an order: this session's, when an earlier attempt was declined (the retry pays the
         // same order), or another session's, which ends this one.
@@ -313,7 +356,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
             environmentId: s0.environmentId,
             orderId: order.id,
             checkoutSessionId: s0.id,
-            amount: order.total - order.compAmount,
+            amount: s0.depositAmount ?? order.total - order.compAmount,
             currency: order.currency,
             method,
             processor: connector.provider,
@@ -335,6 +378,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       const result = await processorFor(connector.provider).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken!, reference: payment.id });
       settled = await withTx(ctx, async (tx) => {
         const p = await applyChargeResult(tx, payment, result);
+        if (p.status !== "failed" && s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
         if (p.status !== "failed") await finish(tx, s0.id, orderId, p.id, now);
         else await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
         return p;
@@ -419,7 +463,7 @@ async function claimAndPlaceOrder(
       SELECT gen_random_uuid(), o.id, NULL, 'pending', 'system', 'state_machine', ${at} FROM o
     ), p AS (
       INSERT INTO "Payment" (id, "applicationId", "environmentId", "orderId", "checkoutSessionId", amount, currency, method, processor, "connectorId", "netN", "netNSource", "createdAt", "updatedAt")
-      SELECT ${paymentId}::uuid, ${s.applicationId}::uuid, ${s.environmentId}::uuid, o.id, ${s.id}::uuid, o.total - o."compAmount", o.currency, ${method}, conn.provider, conn.id,
+      SELECT ${paymentId}::uuid, ${s.applicationId}::uuid, ${s.environmentId}::uuid, o.id, ${s.id}::uuid, COALESCE(${s.depositAmount}::int, o.total - o."compAmount"), o.currency, ${method}, conn.provider, conn.id,
         CASE WHEN ${net} THEN COALESCE(${s.netN}::int, (SELECT "netTermsDays" FROM cust), 30) END,
         CASE WHEN ${net} THEN CASE WHEN ${s.netN}::int IS NOT NULL THEN 'cart_override' WHEN (SELECT "netTermsDays" FROM cust) IS NOT NULL THEN 'customer' ELSE 'default' END END,
         ${at}, ${at}
@@ -438,6 +482,40 @@ async function claimAndPlaceOrder(
     total: v.total,
     payment: _orderId ? (payment as Payment) : null,
   };
+}
+
+/**
+ * Deposit terms, once the deposit is paid: the rest of the order becomes a Net-N invoice (the quote's balanceNetN,
+ * source cart_override), an authorized payment due then, so the order reads partially_paid until it is captured.
+ */
+async function issueBalanceInvoice(tx: Ctx, s: CheckoutSession, orderId: string, connector: { id: string; provider: string }) {
+  const order = await tx.db.order.findUniqueOrThrow({ where: { id: orderId }, select: { total: true, compAmount: true, currency: true } });
+  const amount = order.total - order.compAmount - (s.depositAmount ?? 0);
+  if (amount <= 0) return;
+  const issued = tx.clock.now();
+  const netN = s.balanceNetN ?? 30;
+  const due = new Date(Date.UTC(issued.getUTCFullYear(), issued.getUTCMonth(), issued.getUTCDate() + netN));
+  const dueDate = due.toISOString().slice(0, 10);
+  const payment = await tx.db.payment.create({
+    data: {
+      applicationId: s.applicationId,
+      environmentId: s.environmentId,
+      orderId,
+      checkoutSessionId: s.id,
+      amount,
+      currency: order.currency,
+      method: "net30",
+      processor: connector.provider,
+      connectorId: connector.id,
+      netN,
+      netNSource: "cart_override",
+      dueDate: due,
+      metadata: { dueDate, invoiceIssuedAt: issued.toISOString(), kind: "balance", quoteId: s.quoteId },
+      createdAt: issued,
+    },
+  });
+  await recordEvent(tx, await tenantOf(tx, s), "payment.pending", { paymentId: payment.id, orderId, amount, currency: payment.currency, method: "net30" });
+  await applyChargeResult(tx, payment, { outcome: "authorized", processorPaymentId: `invoice_${payment.id}` });
 }
 
 async function finish(tx: Ctx, sessionId: string, orderId: string, paymentId: string, _claimedAt: Date) {

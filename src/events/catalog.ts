@@ -68,7 +68,7 @@ export const EMITTED_TODAY: ReadonlySet<string> = new Set([
   "payment.pending", "payment.processing", "payment.authorized", "payment.captured", "payment.failed", "payment.expired",
   "payment.refunded", "payment.partially_refunded", "payment.refund_failed",
   "invoice.overdue",
-  "quote.requested", "quote.proposed", "quote.declined", "quote.comment_added",
+  "quote.requested", "quote.proposed", "quote.declined", "quote.comment_added", "quote.viewed", "quote.revision_requested", "quote.accepted", "quote.converted", "quote.expired",
   "webhook.ping",
 ]);
 

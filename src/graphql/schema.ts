@@ -13,5 +13,7 @@ import "../checkout/checkout.schema";
 import "../payments/payments.schema";
 import "../orders/orders.schema";
 import "../quotes/quotes.schema";
+import "../quotes/quote-links.schema";
+import "../mail/mail.schema";
 
 export const schema = lexicographicSortSchema(describeCommonFields(builder.toSchema()));

@@ -13,6 +13,10 @@ import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInpu
 import { createApiKeyInput } from "../platform/api-keys.service";
 import { updateApplicationInput } from "../platform/applications.service";
 import { createConnectorInput } from "../platform/connectors.service";
+import { emailFilters, previewInput, templateOverrideInput } from "../mail/mail.service";
+import { notificationFilters } from "../notifications/notifications.service";
+import { acceptInput, repAcceptInput } from "../quotes/quote-accept.service";
+import { buyerCommentInput, buyerDeclineInput, requestRevisionInput } from "../quotes/quote-links.service";
 import { cartRequestInput, createFormInput, quoteRequestInput } from "../quotes/quote-requests.service";
 import { commentInput, createQuoteInput, issueQuoteInput, quoteListFilters, updateQuoteInput, updateRevisionInput } from "../quotes/quotes.inputs";
 import { createEnvironmentInput, listEnvironmentsQuery } from "../platform/environments.service";
@@ -37,7 +41,10 @@ interface Op {
   meta?: z.ZodType;
 }
 
-const uuidParam = (what: string) => z.string().meta({ description: `${what} id`, format: "uuid" });
+const uuidParam = (what: string) =>
+  what === "name"
+    ? z.string().meta({ description: "The template's name, e.g. customer.quote_proposed" })
+    : what === "token" ? z.string().meta({ description: "The quote's share token (qt_...): the buyer link's authority" }) : z.string().meta({ description: `${what} id`, format: "uuid" });
 
 const rateLimitHeaders = {
   "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" as const } },
@@ -152,10 +159,28 @@ function registerAll(reg: OpenAPIRegistry) {
   r("patch", "/quotes/{id}/revisions/{revisionId}", { tag: "quotes", summary: "Edit the working revision (409 revision_not_editable)", params: { id: "Quote", revisionId: "Revision" }, body: updateRevisionInput, ok: [200, S.QuoteRevision] });
   r("post", "/quotes/{id}/comments", { tag: "quotes", summary: "A shared or internal comment", params: id, body: commentInput, ok: [201, S.QuoteComment] });
   r("post", "/quotes/{id}/rotate-link", { tag: "quotes", summary: "A new share token; the old link answers 404 at once", params: id, ok: [200, S.Quote] });
+  r("post", "/quotes/{id}/accept", { tag: "quotes", summary: "A rep records the buyer's acceptance: the revision becomes a cart and a checkout session (409 revision_superseded, accept_in_progress; 410 quote_expired; 400 invalid_item_selection)", params: id, body: repAcceptInput, ok: [200, S.QuoteAcceptance] });
   r("post", "/carts/{cartId}/request-quote", { tag: "quotes", summary: "A quote request from the cart's lines (the cart is unchanged)", params: { cartId: "Cart" }, body: cartRequestInput, ok: [201, S.Quote] });
   r("post", "/quote-request-forms", { tag: "quotes", summary: "A hosted request form; its qrf_ token is shown once", body: createFormInput, ok: [201, S.QuoteRequestForm] });
   r("get", "/quote-request-forms", { tag: "quotes", summary: "Request forms (never their tokens)", query: pageQuery, ok: [200, S.QuoteRequestForm, "page"] });
   r("post", "/quote-request-forms/{id}/rotate-token", { tag: "quotes", summary: "A new qrf_ token (shown once); the old one stops working", params: id, ok: [200, S.QuoteRequestForm] });
+  const token = { token: "token" };
+  r("get", "/quote-links/{token}", { tag: "quote links", keyless: true, summary: "Keyless, the token is the authority: the buyer's read (current issued revision, history, shared comments, branding, PDF link); 404 for draft, archived and rotated-out links", params: token, ok: [200, S.BuyerQuote] });
+  r("post", "/quote-links/{token}/view", { tag: "quote links", keyless: true, summary: "Records a view (quote.viewed at most once per revision per 6 hours; an expired link notifies the rep)", params: token, body: z.object({}).strict(), ok: [204, null] });
+  r("post", "/quote-links/{token}/comments", { tag: "quote links", keyless: true, summary: "A shared comment from the buyer", params: token, body: buyerCommentInput, ok: [201, S.BuyerQuoteComment] });
+  r("post", "/quote-links/{token}/request-revision", { tag: "quote links", keyless: true, summary: "The buyer asks for changes (proposed -> revision_requested)", params: token, body: requestRevisionInput, ok: [200, S.BuyerQuote] });
+  r("post", "/quote-links/{token}/decline", { tag: "quote links", keyless: true, summary: "The buyer declines the offer", params: token, body: buyerDeclineInput, ok: [200, S.BuyerQuote] });
+  r("get", "/quote-links/{token}/pdf", { tag: "quote links", keyless: true, summary: "302 to a short-lived signed URL of the current offer's PDF (Q-{seq}-rev{n}.pdf, stamped once accepted); 404 before the first issue", params: token, ok: [302, null] });
+  r("post", "/quote-links/{token}/accept", { tag: "quote links", keyless: true, summary: "The buyer accepts the current revision with item selections -> the checkout URL (re-accepting returns the same session)", params: token, body: acceptInput, ok: [200, S.BuyerQuoteAcceptance] });
+  r("get", "/notifications", { tag: "quotes", summary: "In-app notifications for the merchant team, newest first (quotes:read)", query: pageQuery.extend(notificationFilters), ok: [200, S.Notification, "page"] });
+  r("post", "/notifications/{id}/read", { tag: "quotes", summary: "Mark a notification read (idempotent; quotes:write)", params: id, ok: [200, S.Notification] });
+  const name = { name: "name" };
+  r("get", "/emails", { tag: "mail", summary: "The mail outbox, newest first: queued, sent, kept (no SMTP_URL) and failed emails (applications:read)", query: pageQuery.extend(emailFilters), ok: [200, S.Email, "page"] });
+  r("get", "/email-templates", { tag: "mail", summary: "Every lifecycle email template with this application's edits (applications:read)", ok: [200, z.array(S.EmailTemplate)] });
+  r("get", "/email-templates/{name}", { tag: "mail", summary: "A lifecycle email template", params: name, ok: [200, S.EmailTemplate] });
+  r("put", "/email-templates/{name}", { tag: "mail", summary: "Edit a template's text fields (subject, heading, body, ctaLabel; null returns a field to the default; applications:write)", params: name, body: templateOverrideInput, ok: [200, S.EmailTemplate] });
+  r("delete", "/email-templates/{name}", { tag: "mail", summary: "Back to the default template (idempotent)", params: name, ok: [200, S.EmailTemplate] });
+  r("post", "/email-templates/{name}/preview", { tag: "mail", summary: "The template rendered with sample values (or those sent), as subject, HTML and text", params: name, body: previewInput, ok: [200, S.RenderedEmail] });
   r("post", "/quote-requests", { tag: "quotes", summary: "Keyless: a buyer's request through a form token (202 alike for every accepted submission)", keyless: true, body: quoteRequestInput, ok: [202, S.QuoteRequestReceipt] });
   r("post", "/test-processor/payments/{id}/resolve", { tag: "payments", summary: "Resolve a test-processor payment awaiting 3-D Secure (non-production)", params: id, body: resolveInput, ok: [200, S.Payment] });
 }

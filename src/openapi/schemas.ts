@@ -327,6 +327,15 @@ export const QuoteComment = z
   .strict()
   .meta({ id: "QuoteComment" });
 
+const QuoteAcceptanceRecord = z
+  .object({
+    by: z.enum(["buyer", "merchant"]),
+    name: z.string(),
+    email: z.string(),
+    items: z.array(z.object({ itemId: id, selected: z.boolean(), quantity: z.number().int() }).strict()),
+  })
+  .strict();
+
 export const Quote = z
   .object({
     id,
@@ -351,11 +360,86 @@ export const Quote = z
     comments: z.array(QuoteComment),
     requestFormId: id.nullable(),
     cartId: id.nullable(),
+    acceptedRevisionId: id.nullable(),
+    acceptedAt: ts.nullable(),
+    acceptance: QuoteAcceptanceRecord.extend({ reason: z.string().nullable() }).strict().nullable(),
+    checkoutSessionId: id.nullable().meta({ description: "The accepted quote's checkout (the latest, when a lapsed one was resumed)" }),
+    orderId: id.nullable().meta({ description: "Set with the order, in the same transaction (converted)" }),
+    convertedAt: ts.nullable(),
     createdAt: ts,
     updatedAt: ts,
   })
   .strict()
   .meta({ id: "Quote", description: "The merchant view: internal notes and comments included" });
+
+export const QuoteAcceptance = z.object({ quote: Quote, checkoutUrl: z.string() }).strict().meta({ id: "QuoteAcceptance" });
+
+const BuyerQuoteLine = QuoteLineItem.omit({ targetUnitPrice: true }).meta({ id: "BuyerQuoteLineItem" });
+
+export const BuyerQuoteComment = z
+  .object({ id, authorType: z.enum(["merchant", "buyer"]), authorName: z.string().nullable(), body: z.string(), createdAt: ts })
+  .strict()
+  .meta({ id: "BuyerQuoteComment" });
+
+export const BuyerQuote = z
+  .object({
+    quote: z
+      .object({
+        number: z.string(),
+        status: Quote.shape.status,
+        currency: z.string(),
+        expiresAt: ts.nullable(),
+        buyerReference: z.string().nullable(),
+        declinedReason: z.string().nullable().meta({ description: "The merchant's reason when the merchant declined" }),
+        acceptedRevisionId: id.nullable(),
+        acceptedAt: ts.nullable(),
+        acceptance: QuoteAcceptanceRecord.nullable(),
+        checkoutUrl: z.string().nullable().meta({ description: "While accepted: the checkout to pay" }),
+      })
+      .strict(),
+    revision: z
+      .object({
+        id,
+        number: z.number().int(),
+        status: z.enum(["issued", "superseded"]),
+        items: z.array(BuyerQuoteLine),
+        paymentTerms: QuoteRevision.shape.paymentTerms,
+        depositAmount: money.nullable(),
+        shippingMode: QuoteRevision.shape.shippingMode,
+        shippingAmount: money.nullable(),
+        subtotal: money,
+        shippingTotal: money,
+        taxTotal: money,
+        total: money,
+        issuedAt: ts.nullable(),
+      })
+      .strict()
+      .nullable()
+      .meta({ description: "The current offer (null before the first issue)" }),
+    revisions: z.array(z.object({ id, number: z.number().int(), status: z.enum(["issued", "superseded"]), issuedAt: ts.nullable(), total: money }).strict()),
+    comments: z.array(BuyerQuoteComment),
+    merchant: z.object({ name: z.string(), logoUrl: z.string().nullable(), brandColor: z.string().nullable() }).strict(),
+    pdfUrl: z.string().nullable(),
+  })
+  .strict()
+  .meta({ id: "BuyerQuote", description: "What the buyer link shows: never internal comments or notes, the working revision or target prices" });
+
+export const BuyerQuoteAcceptance = z.object({ quote: BuyerQuote, checkoutUrl: z.string() }).strict().meta({ id: "BuyerQuoteAcceptance" });
+
+export const Notification = z
+  .object({
+    id,
+    type: z.string(),
+    quoteId: id.nullable(),
+    title: z.string(),
+    body: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()),
+    read: z.boolean(),
+    readAt: ts.nullable(),
+    createdAt: ts,
+  })
+  .strict()
+  .meta({ id: "Notification" });
 
 export const QuoteRequestForm = z
   .object({
@@ -392,3 +476,41 @@ export const Application = z
   })
   .strict()
   .meta({ id: "Application" });
+
+// ---- mail --------------------------------------------------------------------------------------------------
+
+export const Email = z
+  .object({
+    id,
+    template: z.string(),
+    audience: z.enum(["buyer", "merchant"]),
+    to: z.array(z.string()),
+    status: z.enum(["queued", "sending", "sent", "kept", "failed"]),
+    subject: z.string().nullable().meta({ description: "Set once rendered by the mail job" }),
+    html: z.string().nullable(),
+    text: z.string().nullable(),
+    quoteId: id.nullable(),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    sentAt: ts.nullable(),
+    createdAt: ts,
+  })
+  .strict()
+  .meta({ id: "Email" });
+
+const templateText = { subject: z.string(), heading: z.string(), body: z.string(), ctaLabel: z.string().nullable() };
+export const EmailTemplate = z
+  .object({
+    name: z.string(),
+    audience: z.enum(["buyer", "merchant"]),
+    description: z.string(),
+    ...templateText,
+    defaults: z.object(templateText).strict(),
+    customized: z.boolean(),
+    variables: z.array(z.string()).meta({ description: "The {{placeholders}} a template may use" }),
+    updatedAt: ts.nullable(),
+  })
+  .strict()
+  .meta({ id: "EmailTemplate" });
+
+export const RenderedEmail = z.object({ subject: z.string(), html: z.string(), text: z.string() }).strict().meta({ id: "RenderedEmail" });

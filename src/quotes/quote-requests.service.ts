@@ -13,6 +13,7 @@ import { amount } from "../shared/money";
 import { keyset, parsePage, toPage } from "../shared/pagination";
 import { reportLimit } from "../shared/context";
 import { type OneTimeSecret, revealOnce } from "../shared/secrets";
+import { queueQuoteEmails } from "./quote-emails";
 import { actorOf, buyerBaseUrl, EMPTY_REVISION, findQuote, insertQuote, quoteEventData, quoteView, writeTenant, readTenant, type TenantIds } from "./quotes.service";
 import { clearable, type LineItemInput, MAX_QUOTE_ITEMS, text } from "./quotes.inputs";
 
@@ -232,7 +233,8 @@ export async function submitQuoteRequest(ctx: Ctx, body: unknown): Promise<typeo
       app.currency,
     );
     const full = (await findQuote(tx, tenant, id))!;
-    await recordEvent(tx, eventTenant, "quote.requested", quoteEventData(full, { source: "request_form", requestFormId: form.id }));
+    const ev = await recordEvent(tx, eventTenant, "quote.requested", quoteEventData(full, { source: "request_form", requestFormId: form.id }));
+    queueQuoteEmails(tx, full, ["customer.quote_request_received", "admin.quote_requested"], ev.id);
   });
   return RECEIVED;
 }
@@ -274,7 +276,8 @@ export async function requestQuoteFromCart(ctx: Ctx, cartId: string, body: unkno
       cart.currency,
     );
     const full = (await findQuote(tx, t, id))!;
-    await recordEvent(tx, eventTenant, "quote.requested", quoteEventData(full, { source: "cart", cartId: cart.id }));
+    const ev = await recordEvent(tx, eventTenant, "quote.requested", quoteEventData(full, { source: "cart", cartId: cart.id }));
+    queueQuoteEmails(tx, full, ["customer.quote_request_received", "admin.quote_requested"], ev.id);
     return quoteView(tx, full);
   });
 }

@@ -13,8 +13,8 @@ export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
 /**
  * Who may do what from where. `create` and `request` start a quote (from nothing). Actions the merchant side owns:
- * issue, review, decline (merchant), archive. The buyer side (next in the plan) owns request_revision,
- * buyer_decline, accept; checkout owns convert; the hourly job owns expire.
+ * issue, review, decline (merchant), archive. The buyer link owns request_revision and buyer_decline; accept is
+ * the buyer's or a rep's (quote-accept.service.ts); checkout owns convert (with the order); the hourly job, expire.
  */
 export const QUOTE_TRANSITIONS = {
   issue: { from: ["draft", "requested", "under_review", "revision_requested", "proposed", "expired"], to: "proposed" },
@@ -59,7 +59,18 @@ export async function moveQuote(
   quote: { id: string; status: string },
   action: QuoteAction,
   actor: QuoteActor & { reason?: string | null },
-  also: { declinedReason?: string | null; declinedBy?: string | null; currentRevisionId?: string; expiresAt?: Date | null } = {},
+  also: {
+    declinedReason?: string | null;
+    declinedBy?: string | null;
+    currentRevisionId?: string;
+    expiresAt?: Date | null;
+    acceptedRevisionId?: string;
+    acceptedAt?: Date;
+    acceptance?: object;
+    checkoutSessionId?: string;
+    orderId?: string;
+    convertedAt?: Date;
+  } = {},
 ): Promise<QuoteStatus> {
   const to = nextQuoteStatus(quote.status, action);
   const at = tx.clock.now();

@@ -29,24 +29,24 @@ export const QuoteStatusEnum = describedEnum<(typeof QUOTE_STATUSES)[number]>("Q
 });
 void QUOTE_STATUSES;
 
-const RevisionStatusEnum = describedEnum<(typeof REVISION_STATUSES)[number]>("QuoteRevisionStatus", "Whether a revision can change", {
+export const RevisionStatusEnum = describedEnum<(typeof REVISION_STATUSES)[number]>("QuoteRevisionStatus", "Whether a revision can change", {
   working: "The one editable revision",
   issued: "Frozen and offered at the buyer link",
   superseded: "Frozen; a later issue replaced it",
 });
 void REVISION_STATUSES;
 
-const TermsModeEnum = describedEnum<(typeof TERMS_MODES)[number]>("QuotePaymentTermsMode", "How the buyer pays", {
+export const TermsModeEnum = describedEnum<(typeof TERMS_MODES)[number]>("QuotePaymentTermsMode", "How the buyer pays", {
   pay_in_full: "By card at checkout",
   net_terms: "Invoiced, due netN days later",
   deposit_balance: "A deposit by card at acceptance, the balance invoiced at balanceNetN days",
 });
-const DeliveryMethodEnum = describedEnum<(typeof DELIVERY_METHODS)[number]>("QuoteDeliveryMethod", "How a line reaches the buyer", {
+export const DeliveryMethodEnum = describedEnum<(typeof DELIVERY_METHODS)[number]>("QuoteDeliveryMethod", "How a line reaches the buyer", {
   shipment: "Shipped: checkout asks for a shipping address",
   in_person: "Handed over in person: also counts as shippable",
   none: "Nothing to deliver (services)",
 });
-const ShippingModeEnum = describedEnum<(typeof SHIPPING_MODES)[number]>("QuoteShippingMode", "Whether the offer prices shipping", {
+export const ShippingModeEnum = describedEnum<(typeof SHIPPING_MODES)[number]>("QuoteShippingMode", "Whether the offer prices shipping", {
   none: "Shipping is not priced",
   flat: "A flat shippingAmount is part of the total",
   at_checkout: "Shipping is priced at checkout",
@@ -59,7 +59,7 @@ const CommentVisibilityEnum = describedEnum<(typeof COMMENT_VISIBILITIES)[number
   shared: "The buyer sees it at the link",
   internal: "The merchant's team only; never in events or buyer reads",
 });
-const AuthorTypeEnum = describedEnum<"merchant" | "buyer">("QuoteCommentAuthorType", "Who wrote a comment", { merchant: "The merchant's team or integration", buyer: "The buyer" });
+export const AuthorTypeEnum = describedEnum<"merchant" | "buyer">("QuoteCommentAuthorType", "Who wrote a comment", { merchant: "The merchant's team or integration", buyer: "The buyer" });
 const SourceEnum = describedEnum<"api" | "dashboard" | "request_form" | "cart">("QuoteSource", "Where the quote came from", {
   api: "Created over the API",
   dashboard: "Created by a dashboard member",
@@ -159,6 +159,28 @@ const QuoteCustomerRef = builder.objectRef<NonNullable<QuoteView["customer"]>>("
   fields: (t) => ({ id: t.exposeID("id"), email: t.exposeString("email", { nullable: true, description: "The customer's email" }) }),
 });
 
+type AcceptanceV = NonNullable<QuoteView["acceptance"]>;
+
+const AcceptedLineRef = builder.objectRef<AcceptanceV["items"][number]>("QuoteAcceptedLine").implement({
+  description: "A line as accepted",
+  fields: (t) => ({
+    itemId: t.exposeID("itemId", { description: "The revision's line" }),
+    selected: t.exposeBoolean("selected", { description: "Bought (false: an optional line deselected)" }),
+    quantity: t.exposeInt("quantity", { description: "Units bought" }),
+  }),
+});
+
+export const QuoteAcceptanceRecordRef = builder.objectRef<Omit<AcceptanceV, "reason"> & { reason?: string | null }>("QuoteAcceptanceRecord").implement({
+  description: "Who accepted a quote and what they chose",
+  fields: (t) => ({
+    by: t.exposeString("by", { description: "buyer (at the link) or merchant (a rep recorded it)" }),
+    name: t.exposeString("name", { description: "The accepting person's name" }),
+    email: t.exposeString("email", { description: "The accepting person's email" }),
+    reason: t.string({ nullable: true, description: "The rep's note on a recorded acceptance (merchant view only)", resolve: (a) => a.reason ?? null }),
+    items: t.field({ type: [AcceptedLineRef], description: "Every line of the revision as accepted", resolve: (a) => a.items }),
+  }),
+});
+
 export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
   description: "A sales quote, merchant view: revisions, comments (internal too) and the buyer link",
   fields: (t) => ({
@@ -184,6 +206,12 @@ export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
     comments: t.field({ type: [QuoteCommentRef], description: "Every comment, oldest first, internal ones included", resolve: (q) => q.comments }),
     requestFormId: t.exposeID("requestFormId", { nullable: true, description: "The request form it came from" }),
     cartId: t.exposeID("cartId", { nullable: true, description: "The cart it was requested from" }),
+    acceptedRevisionId: t.exposeID("acceptedRevisionId", { nullable: true, description: "The revision accepted" }),
+    acceptedAt: t.field({ type: "DateTime", nullable: true, description: "When it was accepted", resolve: (q) => q.acceptedAt }),
+    acceptance: t.field({ type: QuoteAcceptanceRecordRef, nullable: true, description: "Who accepted and what they chose", resolve: (q) => q.acceptance }),
+    checkoutSessionId: t.exposeID("checkoutSessionId", { nullable: true, description: "The accepted quote's checkout (the latest, when a lapsed one was resumed)" }),
+    orderId: t.exposeID("orderId", { nullable: true, description: "The order, set in the transaction that created it (converted)" }),
+    convertedAt: t.field({ type: "DateTime", nullable: true, description: "When the order was created", resolve: (q) => q.convertedAt }),
     createdAt: t.field({ type: "DateTime", resolve: (q) => q.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (q) => q.updatedAt }),
   }),

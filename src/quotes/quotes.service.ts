@@ -16,6 +16,7 @@ import { DomainError, errors, parseInput } from "../shared/errors";
 import { MAX_AMOUNT, percentOf, sum } from "../shared/money";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { openSecret, sealSecret } from "../shared/secrets";
+import { queueQuoteEmails } from "./quote-emails";
 import { moveQuote, nextQuoteStatus, PATCH_STATUS_ACTIONS, type QuoteActor, type QuoteStatus, QUOTE_TRANSITIONS } from "./quote.machine";
 import {
   commentInput,
@@ -74,7 +75,16 @@ const toDate = (v: unknown) => (v == null ? null : new Date(v as string));
 export function shapeQuoteRow(row: any): QuoteFull {
   return {
     ...row,
-    revisions: row.revisions.map((r: any) => ({ ...r, issuedAt: toDate(r.issuedAt), supersededAt: toDate(r.supersededAt), createdAt: toDate(r.createdAt), updatedAt: toDate(r.updatedAt) })),
+    revisions: row.revisions.map((r: any) => ({
+      ...r,
+      issuedAt: toDate(r.issuedAt),
+      supersededAt: toDate(r.supersededAt),
+      viewedAt: toDate(r.viewedAt),
+      repReminderAt: toDate(r.repReminderAt),
+      buyerReminderAt: toDate(r.buyerReminderAt),
+      createdAt: toDate(r.createdAt),
+      updatedAt: toDate(r.updatedAt),
+    })),
     comments: row.comments.map((c: any) => ({ ...c, createdAt: toDate(c.createdAt) })),
   };
 }
@@ -202,6 +212,11 @@ export function commentView(c: CommentRow) {
 
 const SHARE_TOKEN_PURPOSE = "quote-share-token";
 
+/** The buyer link's token, opened from its sealed copy. */
+export function openShareToken(ctx: Ctx, q: Pick<QuoteFull, "shareTokenSealed">): string {
+  return openSecret(ctx.deps.config, SHARE_TOKEN_PURPOSE, q.shareTokenSealed);
+}
+
 /** The buyer's link host: the application's checkoutLinkBaseUrl when set, else CHECKOUT_URL. */
 export function buyerBaseUrl(ctx: Ctx, settings: unknown): string {
   const own = (settings as { checkoutLinkBaseUrl?: unknown } | null)?.checkoutLinkBaseUrl;
@@ -215,7 +230,7 @@ export function currentRevision(q: QuoteFull): RevisionFull | null {
 
 /** The merchant view (decisions.md part 3): everything, internal notes and comments included. */
 export function quoteView(ctx: Ctx, q: QuoteFull) {
-  const shareToken = openSecret(ctx.deps.config, SHARE_TOKEN_PURPOSE, q.shareTokenSealed);
+  const shareToken = openShareToken(ctx, q);
   const working = q.revisions.find((r) => r.status === "working") ?? null;
   return {
     id: q.id,
@@ -240,9 +255,22 @@ export function quoteView(ctx: Ctx, q: QuoteFull) {
     comments: q.comments.map(commentView),
     requestFormId: q.requestFormId,
     cartId: q.cartId,
+    acceptedRevisionId: q.acceptedRevisionId,
+    acceptedAt: q.acceptedAt?.toISOString() ?? null,
+    acceptance: acceptanceView(q, true),
+    checkoutSessionId: q.checkoutSessionId,
+    orderId: q.orderId,
+    convertedAt: q.convertedAt?.toISOString() ?? null,
     createdAt: q.createdAt.toISOString(),
     updatedAt: q.updatedAt.toISOString(),
   };
+}
+
+/** Who accepted and what: the rep's reason is the merchant's own record and stays on the merchant side. */
+export function acceptanceView(q: Pick<QuoteFull, "acceptance">, merchant: boolean) {
+  const a = q.acceptance as { by: string; name: string; email: string; reason?: string | null; items: { itemId: string; selected: boolean; quantity: number }[] } | null;
+  if (!a) return null;
+  return { by: a.by, name: a.name, email: a.email, ...(merchant ? { reason: a.reason ?? null } : {}), items: a.items };
 }
 export type QuoteView = ReturnType<typeof quoteView>;
 
@@ -268,6 +296,12 @@ export function quoteEventData(q: QuoteFull, extra: Record<string, unknown> = {}
       declinedReason: q.declinedReason,
       declinedBy: q.declinedBy,
       currentRevisionId: q.currentRevisionId,
+      acceptedRevisionId: q.acceptedRevisionId,
+      acceptedAt: q.acceptedAt?.toISOString() ?? null,
+      acceptance: acceptanceView(q, false),
+      checkoutSessionId: q.checkoutSessionId,
+      orderId: q.orderId,
+      convertedAt: q.convertedAt?.toISOString() ?? null,
       createdAt: q.createdAt.toISOString(),
       updatedAt: q.updatedAt.toISOString(),
     },
@@ -567,7 +601,10 @@ export async function updateQuote(ctx: Ctx, id: string, body: unknown) {
       const also = action === "decline" ? { declinedReason: input.declinedReason ?? null, declinedBy: "merchant" } : {};
       await moveQuote(tx, q, action, { ...actorOf(tx.principal), reason: input.declinedReason ?? null }, also);
       const full = await loadQuote(tx, t, q.id);
-      if (action === "decline") await recordEvent(tx, principalEventTenant(tx), "quote.declined", quoteEventData(full, { declinedBy: "merchant", reason: full.declinedReason }));
+      if (action === "decline") {
+        const ev = await recordEvent(tx, principalEventTenant(tx), "quote.declined", quoteEventData(full, { declinedBy: "merchant", reason: full.declinedReason }));
+        queueQuoteEmails(tx, full, ["customer.quote_declined"], ev.id, { reason: full.declinedReason });
+      }
       return quoteView(tx, full);
     }
     return quoteView(tx, await loadQuote(tx, t, q.id));
@@ -614,7 +651,8 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
     const expiresAt = q.expiresAt && q.expiresAt.getTime() > now.getTime() ? q.expiresAt : new Date(now.getTime() + DEFAULT_VALIDITY_MS);
     await moveQuote(tx, q, "issue", actorOf(tx.principal), { currentRevisionId: rev.id, expiresAt });
     const full = await loadQuote(tx, t, q.id);
-    await recordEvent(tx, principalEventTenant(tx), "quote.proposed", quoteEventData(full, { revisionId: rev.id, supersededRevisionId: q.currentRevisionId }));
+    const ev = await recordEvent(tx, principalEventTenant(tx), "quote.proposed", quoteEventData(full, { revisionId: rev.id, supersededRevisionId: q.currentRevisionId }));
+    queueQuoteEmails(tx, full, ["customer.quote_proposed"], ev.id);
     return quoteView(tx, full);
   });
 }
@@ -689,7 +727,8 @@ export async function addComment(ctx: Ctx, id: string, body: unknown) {
     });
     if (row.visibility === "shared") {
       const full = await loadQuote(tx, t, q.id);
-      await recordEvent(tx, principalEventTenant(tx), "quote.comment_added", quoteEventData(full, { comment: commentView(row) }));
+      const ev = await recordEvent(tx, principalEventTenant(tx), "quote.comment_added", quoteEventData(full, { comment: commentView(row) }));
+      queueQuoteEmails(tx, full, ["customer.quote_comment_added"], ev.id, { commentAuthor: row.authorName, commentBody: row.body });
     }
     return commentView(row);
   });
@@ -717,4 +756,16 @@ export async function subscribeQuoteUpdates(ctx: Ctx, id: string) {
   const q = await loadQuote(ctx, t, id);
   const mine = (e: Envelope) => e.type.startsWith("quote.") && (e.data as { quoteId?: string } | null)?.quoteId === q.id;
   return whileCredentialLive(ctx, currentStateFirst(pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter(mine))));
+}
+
+/**
+ * Checkout completion, in the transaction that creates the order: an accepted quote becomes converted and
+ * quote.converted carries the orderId, so no reader ever sees the order beside a quote that says accepted.
+ */
+export async function convertQuoteForOrder(tx: Ctx, tenant: EventTenant, quoteId: string, orderId: string) {
+  const [q] = await tx.db.$queryRaw<{ id: string; status: string }[]>`SELECT id, status FROM "Quote" WHERE id = ${quoteId}::uuid FOR UPDATE`;
+  if (!q || q.status !== "accepted") return;
+  await moveQuote(tx, q, "convert", { actorType: "system" }, { orderId, convertedAt: tx.clock.now() });
+  const full = (await findQuote(tx, tenant, quoteId))!;
+  await recordEvent(tx, tenant, "quote.converted", quoteEventData(full, { orderId }));
 }

@@ -5,6 +5,7 @@ import { cartsRouter } from "../carts/carts.rest";
 import { checkoutRouter } from "../checkout/checkout.rest";
 import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
+import { mailRouter } from "../mail/mail.rest";
 import { ordersRouter } from "../orders/orders.rest";
 import { paymentsRouter } from "../payments/payments.rest";
 import { platformRouter } from "../platform/platform.rest";
@@ -15,7 +16,7 @@ import { webhooksRouter } from "../webhooks/webhooks.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), quotesRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), quotesRouter(), mailRouter()];
 }
 
 export interface RouteInfo {

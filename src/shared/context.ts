@@ -45,6 +45,8 @@ export interface Ctx {
   afterCommit?: (() => void | Promise<void>)[];
   /** set inside withTx: values read once per transaction (e.g. a tenant's webhook endpoints) */
   txMemo?: Map<string, Promise<unknown>>;
+  /** emails queued in this transaction, written at commit (mail/mail.service.ts) */
+  pendingEmails?: unknown[];
   /** set inside withTx: the events recorded by this transaction, written in one statement before it commits */
   pendingEvents?: PendingEvent[];
   /** set inside withTx: runs once the command's work is done, still inside the transaction (writes the events) */

@@ -42,3 +42,14 @@ export interface LineAmounts {
 export function lineTotal(l: LineAmounts): number {
   return l.unitPrice * l.quantity - (l.discountAmount ?? 0) + (l.taxAmount ?? 0);
 }
+
+/** An amount for people: "USD 1,550.00" from 155000 minor units (the currency's own decimals). */
+export function formatMoney(minor: number, currency: string): string {
+  try {
+    const f = new Intl.NumberFormat("en-US", { style: "currency", currency, currencyDisplay: "code" });
+    const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
+    return f.format(minor / 10 ** digits).replace(/\u00a0/g, " ");
+  } catch {
+    return `${currency} ${minor}`;
+  }
+}

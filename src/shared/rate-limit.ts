@@ -23,6 +23,8 @@ export const LIMITS = {
   declineSession: { setting: "RATE_LIMIT_DECLINES_PER_SESSION", what: "declined payments per checkout session" },
   declineIp: { setting: "RATE_LIMIT_DECLINES_PER_IP", what: "declined payments per IP address" },
   quoteRequestIp: { setting: "RATE_LIMIT_QUOTE_REQUESTS_PER_IP", what: "quote requests per IP address" },
+  quoteLinkIp: { setting: "RATE_LIMIT_QUOTE_LINKS_PER_IP", what: "quote link requests per IP address" },
+  quoteLinkToken: { setting: "RATE_LIMIT_QUOTE_LINKS_PER_TOKEN", what: "requests per quote link" },
 } as const;
 export type LimitName = keyof typeof LIMITS;
 

@@ -1,0 +1,284 @@
+// The one mail subsystem. Commands queue emails inside their transaction (one INSERT per transaction, at commit,
+// beside the events), keyed by what caused them and the template (dedupeKey: ON CONFLICT DO NOTHING), so nothing
+// is lost when the process dies after the commit and a job that runs twice sends nothing twice. The mail job claims
+// due rows (FOR UPDATE SKIP LOCKED), renders them with the application's brand and overrides, and sends them through
+// nodemailer over SMTP_URL; without SMTP_URL the rendered email is kept in the outbox (GET /emails). A failed send is
+// retried with backoff, then marked failed.
+import nodemailer, { type Transporter } from "nodemailer";
+import { z } from "zod";
+import type { Email, Prisma } from "../generated/prisma/client";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import type { Ctx, Deps } from "../shared/context";
+import { makeCtx } from "../shared/context";
+import { DomainError, errors, parseInput } from "../shared/errors";
+import { keyset, parseListQuery, toPage } from "../shared/pagination";
+import { type Brand, EMAIL_TEMPLATES, type EmailVars, isTemplateName, renderEmail, SAMPLE_VARS, TEMPLATE_NAMES, type TemplateName, type TemplateText, VARIABLES } from "./templates";
+
+export interface QueuedEmail {
+  template: TemplateName;
+  /** buyer addresses; the merchant team's are resolved when sending */
+  to?: string[];
+  vars: EmailVars;
+  /** what caused it, e.g. the event id or `expiring:<revisionId>`; with the template, unique */
+  cause: string;
+  quoteId?: string | null;
+}
+
+type Pending = { applicationId: string; environmentId: string; template: string; audience: string; toAddresses: string[]; vars: EmailVars; dedupeKey: string; quoteId: string | null; nextAttemptAt: string };
+
+/** Queues an email in the caller's transaction (written at commit, in one statement with the others). */
+export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: string }, e: QueuedEmail) {
+  if (!tx.beforeCommit) throw new Error("queueEmail must run inside withTx");
+  const audience = EMAIL_TEMPLATES[e.template].audience;
+  const row: Pending = {
+    applicationId: t.applicationId,
+    environmentId: t.environmentId,
+    template: e.template,
+    audience,
+    toAddresses: audience === "buyer" ? (e.to ?? []) : [],
+    vars: e.vars,
+    dedupeKey: `${e.cause}:${e.template}`,
+    quoteId: e.quoteId ?? null,
+    nextAttemptAt: tx.clock.now().toISOString(),
+  };
+  if (audience === "buyer" && row.toAddresses.length === 0) return;
+  if (!tx.pendingEmails) {
+    const list: Pending[] = [];
+    tx.pendingEmails = list;
+    tx.beforeCommit.push((c) => writeEmails(c, list));
+  }
+  tx.pendingEmails.push(row);
+}
+
+async function writeEmails(ctx: Ctx, rows: Pending[]) {
+  if (!rows.length) return;
+  await ctx.db.$executeRawUnsafe(
+    `INSERT INTO "Email" (id, "applicationId", "environmentId", template, audience, "toAddresses", vars, "dedupeKey", "quoteId", "nextAttemptAt", "createdAt")
+     SELECT gen_random_uuid(), x."applicationId", x."environmentId", x.template, x.audience, x."toAddresses", x.vars, x."dedupeKey", x."quoteId", x."nextAttemptAt", x."nextAttemptAt"
+     FROM jsonb_to_recordset($1::jsonb) AS x("applicationId" uuid, "environmentId" uuid, template text, audience text, "toAddresses" text[], vars jsonb,
+       "dedupeKey" text, "quoteId" uuid, "nextAttemptAt" timestamptz)
+     ON CONFLICT ("dedupeKey") DO NOTHING`,
+    JSON.stringify(rows),
+  );
+  rows.length = 0;
+}
+
+// ---- sending ------------------------------------------------------------------------------------------------
+
+/** Backoff after a failed send (then failed): 1 min, 5 min, 30 min, 2 h. */
+const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000];
+/** A row claimed this long ago by a process that never finished is claimed again. */
+const STALE_CLAIM_MS = 5 * 60_000;
+const BATCH = 50;
+
+const transports = new Map<string, Transporter>();
+function transportFor(url: string): Transporter {
+  let t = transports.get(url);
+  if (!t) transports.set(url, (t = nodemailer.createTransport(url)));
+  return t;
+}
+
+async function brandOf(ctx: Ctx, applicationId: string): Promise<Brand & { workspaceId: string }> {
+  const app = await ctx.db.application.findUniqueOrThrow({ where: { id: applicationId }, select: { name: true, settings: true, workspaceId: true } });
+  const s = (app.settings ?? {}) as { logoUrl?: string; brandColor?: string; supportEmail?: string };
+  return { name: app.name, logoUrl: s.logoUrl ?? null, brandColor: s.brandColor ?? null, supportEmail: s.supportEmail ?? null, workspaceId: app.workspaceId };
+}
+
+/** The merchant team: the application's supportEmail, else the workspace's owners and admins. */
+async function merchantAddresses(ctx: Ctx, brand: Brand & { workspaceId: string }): Promise<string[]> {
+  if (brand.supportEmail) return [brand.supportEmail];
+  const members = await ctx.db.member.findMany({ where: { workspaceId: brand.workspaceId, workspaceRole: { in: ["owner", "workspace_admin"] } }, select: { user: { select: { email: true } } } });
+  return [...new Set(members.map((m) => m.user.email))];
+}
+
+async function overrideOf(ctx: Ctx, e: { applicationId: string; environmentId: string }, name: string) {
+  return ctx.db.emailTemplateOverride.findUnique({ where: { applicationId_environmentId_name: { applicationId: e.applicationId, environmentId: e.environmentId, name } } });
+}
+
+function overrideText(o: { subject: string | null; heading: string | null; body: string | null; ctaLabel: string | null } | null): Partial<TemplateText> | null {
+  if (!o) return null;
+  return {
+    ...(o.subject !== null ? { subject: o.subject } : {}),
+    ...(o.heading !== null ? { heading: o.heading } : {}),
+    ...(o.body !== null ? { body: o.body } : {}),
+    ...(o.ctaLabel !== null ? { ctaLabel: o.ctaLabel === "" ? null : o.ctaLabel } : {}),
+  };
+}
+
+/** One pass of the mail job: claims due emails and sends (or keeps) each. Returns counts for operators. */
+export async function dispatchEmails(deps: Deps): Promise<{ sent: number; kept: number; retried: number; failed: number }> {
+  const ctx = makeCtx(deps, null);
+  const now = ctx.clock.now();
+  const claimed = await ctx.db.$queryRaw<Email[]>`
+    UPDATE "Email" SET status = 'sending', "claimedAt" = ${now}, attempts = attempts + 1
+    WHERE id IN (
+      SELECT id FROM "Email"
+      WHERE (status = 'queued' AND "nextAttemptAt" <= ${now}) OR (status = 'sending' AND "claimedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})
+      ORDER BY "nextAttemptAt" LIMIT ${BATCH}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING *`;
+  const out = { sent: 0, kept: 0, retried: 0, failed: 0 };
+  for (const e of claimed) {
+    try {
+      const brand = await brandOf(ctx, e.applicationId);
+      const to = e.audience === "merchant" ? await merchantAddresses(ctx, brand) : e.toAddresses;
+      const rendered = await renderEmail(e.template as TemplateName, e.vars as unknown as EmailVars, brand, overrideText(await overrideOf(ctx, e, e.template)));
+      const smtp = deps.config.SMTP_URL;
+      if (smtp && to.length) {
+        const from = brand.supportEmail ? `"${brand.name.replace(/["\\\r\n]/g, "")}" <${brand.supportEmail}>` : `"${brand.name.replace(/["\\\r\n]/g, "")}" <no-reply@localhost>`;
+        await transportFor(smtp).sendMail({ from, to, subject: rendered.subject, html: rendered.html, text: rendered.text });
+      }
+      const status = smtp && to.length ? "sent" : "kept";
+      await ctx.db.email.update({ where: { id: e.id }, data: { status, toAddresses: to, subject: rendered.subject, html: rendered.html, text: rendered.text, sentAt: status === "sent" ? ctx.clock.now() : null, lastError: null, claimedAt: null } });
+      out[status]++;
+    } catch (err) {
+      const last = e.attempts > RETRY_MS.length;
+      await ctx.db.email.update({
+        where: { id: e.id },
+        data: {
+          status: last ? "failed" : "queued",
+          lastError: String((err as Error)?.message ?? err).slice(0, 500),
+          nextAttemptAt: new Date(ctx.clock.now().getTime() + (RETRY_MS[e.attempts - 1] ?? 0)),
+          claimedAt: null,
+        },
+      });
+      out[last ? "failed" : "retried"]++;
+    }
+  }
+  return out;
+}
+
+// ---- reads: the outbox and the templates ------------------------------------------------------------------------
+
+export function emailView(e: Email) {
+  return {
+    id: e.id,
+    template: e.template,
+    audience: e.audience,
+    to: e.toAddresses,
+    status: e.status,
+    subject: e.subject,
+    html: e.html,
+    text: e.text,
+    quoteId: e.quoteId,
+    attempts: e.attempts,
+    lastError: e.lastError,
+    sentAt: e.sentAt?.toISOString() ?? null,
+    createdAt: e.createdAt.toISOString(),
+  };
+}
+export type EmailView = ReturnType<typeof emailView>;
+
+export const emailFilters = {
+  template: z.string().max(100).optional(),
+  status: z.enum(["queued", "sending", "sent", "kept", "failed"]).optional(),
+  quoteId: z.uuid().optional(),
+  to: z.string().max(320).optional(),
+};
+
+/** GET /emails: the environment's outbox, newest first (applications:read). */
+export async function listEmails(ctx: Ctx, query: unknown) {
+  requireScope(ctx, "applications:read");
+  const t = requireTenant(ctx);
+  const page = parseListQuery(emailFilters, query);
+  const ks = keyset(page);
+  const where: Prisma.EmailWhereInput = { applicationId: t.applicationId, environmentId: t.environmentId, ...ks.where };
+  if (page.template) where.template = page.template;
+  if (page.status) where.status = page.status;
+  if (page.quoteId) where.quoteId = page.quoteId;
+  if (page.to) where.toAddresses = { has: page.to.toLowerCase() };
+  const rows = await ctx.db.email.findMany({ where, orderBy: ks.orderBy, take: ks.take });
+  const result = toPage(rows, page);
+  return { items: result.items.map(emailView), pagination: result.pagination };
+}
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+export const templateOverrideInput = z.strictObject({
+  subject: text(250).nullable().optional(),
+  heading: text(250).nullable().optional(),
+  body: text(5000).nullable().optional(),
+  /** "" removes the button */
+  ctaLabel: z.string().trim().max(80).nullable().optional(),
+});
+export const previewInput = z.strictObject({ vars: z.record(z.string(), z.string().max(2000)).optional() });
+
+function templateName(name: string): TemplateName {
+  if (!isTemplateName(name)) throw errors.notFound("Email template");
+  return name;
+}
+
+function templateView(name: TemplateName, o: Awaited<ReturnType<typeof overrideOf>>) {
+  const def = EMAIL_TEMPLATES[name];
+  const eff = { subject: o?.subject ?? def.subject, heading: o?.heading ?? def.heading, body: o?.body ?? def.body, ctaLabel: o?.ctaLabel != null ? (o.ctaLabel === "" ? null : o.ctaLabel) : def.ctaLabel };
+  return {
+    name,
+    audience: def.audience,
+    description: def.description,
+    ...eff,
+    defaults: { subject: def.subject, heading: def.heading, body: def.body, ctaLabel: def.ctaLabel },
+    customized: o !== null,
+    variables: VARIABLES,
+    updatedAt: o?.updatedAt.toISOString() ?? null,
+  };
+}
+export type EmailTemplateView = ReturnType<typeof templateView>;
+
+/** GET /email-templates */
+export async function listEmailTemplates(ctx: Ctx) {
+  requireScope(ctx, "applications:read");
+  const t = requireTenant(ctx);
+  const rows = await ctx.db.emailTemplateOverride.findMany({ where: { applicationId: t.applicationId, environmentId: t.environmentId } });
+  return TEMPLATE_NAMES.map((n) => templateView(n, rows.find((r) => r.name === n) ?? null));
+}
+
+/** GET /email-templates/{name} */
+export async function getEmailTemplate(ctx: Ctx, name: string) {
+  requireScope(ctx, "applications:read");
+  const t = requireTenant(ctx);
+  const n = templateName(name);
+  return templateView(n, await overrideOf(ctx, t, n));
+}
+
+/** PUT /email-templates/{name}: the fields sent replace the application's override (null returns one to the default). */
+export async function putEmailTemplate(ctx: Ctx, name: string, body: unknown) {
+  requireScope(ctx, "applications:write");
+  const t = requireTenant(ctx);
+  const n = templateName(name);
+  const input = parseInput(templateOverrideInput, body);
+  const data = { subject: input.subject ?? null, heading: input.heading ?? null, body: input.body ?? null, ctaLabel: input.ctaLabel ?? null, updatedAt: ctx.clock.now() };
+  // A template must still render: an unknown {{placeholder}} is a 422 naming the field.
+  for (const field of ["subject", "heading", "body", "ctaLabel"] as const) {
+    const v = data[field];
+    const unknown = v ? [...v.matchAll(/\{\{\s*([A-Za-z]+)\s*\}\}/g)].map((m) => m[1]).filter((x) => !(VARIABLES as string[]).includes(x)) : [];
+    if (unknown.length) throw errors.validation([{ path: [field], message: `unknown variable(s) ${unknown.map((u) => `{{${u}}}`).join(", ")}; known: ${VARIABLES.join(", ")}` }]);
+  }
+  const row = await ctx.db.emailTemplateOverride.upsert({
+    where: { applicationId_environmentId_name: { applicationId: t.applicationId, environmentId: t.environmentId, name: n } },
+    create: { applicationId: t.applicationId, environmentId: t.environmentId, name: n, ...data },
+    update: data,
+  });
+  return templateView(n, row);
+}
+
+/** DELETE /email-templates/{name}: back to the default (idempotent). */
+export async function deleteEmailTemplate(ctx: Ctx, name: string) {
+  requireScope(ctx, "applications:write");
+  const t = requireTenant(ctx);
+  const n = templateName(name);
+  await ctx.db.emailTemplateOverride.deleteMany({ where: { applicationId: t.applicationId, environmentId: t.environmentId, name: n } });
+  return templateView(n, null);
+}
+
+/** POST /email-templates/{name}/preview: the template rendered with sample values (or the ones sent). */
+export async function previewEmailTemplate(ctx: Ctx, name: string, body: unknown) {
+  requireScope(ctx, "applications:read");
+  const t = requireTenant(ctx);
+  const n = templateName(name);
+  const input = parseInput(previewInput, body ?? {});
+  const unknown = Object.keys(input.vars ?? {}).filter((k) => !(VARIABLES as string[]).includes(k));
+  if (unknown.length) throw errors.validation([{ path: ["vars", unknown[0]], message: `unknown variable; known: ${VARIABLES.join(", ")}` }]);
+  const brand = await brandOf(ctx, t.applicationId);
+  const rendered = await renderEmail(n, { ...SAMPLE_VARS, merchantName: brand.name, ...(input.vars as Partial<EmailVars>) }, brand, overrideText(await overrideOf(ctx, t, n)));
+  if (!rendered.html) throw new DomainError("template_render_failed", 500, "The template did not render");
+  return rendered;
+}

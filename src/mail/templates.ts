@@ -1,0 +1,258 @@
+// The lifecycle emails (quotes.md part 6): one catalog, one renderer. A template is text fields (subject, heading,
+// body, button label) with {{placeholders}}; an application may override those fields (never raw MJML or HTML), and
+// every value, the merchant's own text included, is HTML-escaped before it enters the MJML, which is compiled with
+// strict validation. The layout carries the application's logo and brand colour.
+import escapeHtml from "escape-html";
+import mjml2html from "mjml";
+
+export type Audience = "buyer" | "merchant";
+
+export interface TemplateText {
+  subject: string;
+  heading: string;
+  body: string;
+  /** the button's label; the button links to `cta` */
+  ctaLabel: string | null;
+}
+
+interface TemplateDef extends TemplateText {
+  audience: Audience;
+  description: string;
+  /** the variable holding the button's URL */
+  cta: "quoteUrl" | "checkoutUrl" | null;
+}
+
+export const EMAIL_TEMPLATES = {
+  "customer.quote_request_received": {
+    audience: "buyer",
+    description: "To the buyer when their request is submitted",
+    subject: "We received your quote request {{quoteNumber}}",
+    heading: "Thanks, your request is in",
+    body: "{{merchantName}} received your request for a quote ({{quoteNumber}}) and will send you an offer soon.",
+    ctaLabel: "View your request",
+    cta: "quoteUrl",
+  },
+  "admin.quote_requested": {
+    audience: "merchant",
+    description: "To the merchant team when a request is submitted",
+    subject: "New quote request {{quoteNumber}} from {{customerEmail}}",
+    heading: "A buyer asked for a quote",
+    body: "{{customerEmail}} asked for a quote ({{quoteNumber}}). Price the lines and issue a revision.",
+    ctaLabel: null,
+    cta: null,
+  },
+  "customer.quote_proposed": {
+    audience: "buyer",
+    description: "To the buyer when a revision is issued",
+    subject: "Your quote {{quoteNumber}} from {{merchantName}}",
+    heading: "Your quote is ready",
+    body: "{{merchantName}} sent you revision {{revisionNumber}} of quote {{quoteNumber}}: {{total}}, valid until {{expiresAt}}.",
+    ctaLabel: "Review the quote",
+    cta: "quoteUrl",
+  },
+  "customer.quote_comment_added": {
+    audience: "buyer",
+    description: "To the buyer when the merchant adds a shared comment",
+    subject: "New message on quote {{quoteNumber}}",
+    heading: "{{commentAuthor}} wrote",
+    body: "{{commentBody}}",
+    ctaLabel: "Reply",
+    cta: "quoteUrl",
+  },
+  "admin.quote_comment_added": {
+    audience: "merchant",
+    description: "To the merchant team when the buyer comments",
+    subject: "{{customerEmail}} commented on {{quoteNumber}}",
+    heading: "New comment from the buyer",
+    body: "{{commentBody}}",
+    ctaLabel: null,
+    cta: null,
+  },
+  "admin.quote_revision_requested": {
+    audience: "merchant",
+    description: "To the merchant team when the buyer asks for changes",
+    subject: "Changes requested on {{quoteNumber}}",
+    heading: "The buyer asked for changes",
+    body: "{{customerEmail}} asked for changes to {{quoteNumber}}: {{message}}",
+    ctaLabel: null,
+    cta: null,
+  },
+  "customer.quote_accepted": {
+    audience: "buyer",
+    description: "To the buyer when the quote is accepted",
+    subject: "You accepted quote {{quoteNumber}}",
+    heading: "Thanks for accepting",
+    body: "You accepted revision {{revisionNumber}} of {{quoteNumber}} ({{total}}). Complete the checkout to place your order.",
+    ctaLabel: "Complete checkout",
+    cta: "checkoutUrl",
+  },
+  "admin.quote_accepted": {
+    audience: "merchant",
+    description: "To the merchant team when the quote is accepted",
+    subject: "{{quoteNumber}} accepted by {{acceptedBy}}",
+    heading: "Quote accepted",
+    body: "{{acceptedBy}} accepted revision {{revisionNumber}} of {{quoteNumber}} ({{total}}); checkout has started.",
+    ctaLabel: null,
+    cta: null,
+  },
+  "customer.quote_declined": {
+    audience: "buyer",
+    description: "To the buyer when the merchant declines, with the reason",
+    subject: "About your quote {{quoteNumber}}",
+    heading: "{{merchantName}} declined the quote",
+    body: "{{merchantName}} declined quote {{quoteNumber}}. Reason: {{reason}}",
+    ctaLabel: null,
+    cta: null,
+  },
+  "admin.quote_declined": {
+    audience: "merchant",
+    description: "To the merchant team when the buyer declines",
+    subject: "{{quoteNumber}} declined by the buyer",
+    heading: "The buyer declined",
+    body: "{{customerEmail}} declined {{quoteNumber}}. Reason: {{reason}}",
+    ctaLabel: null,
+    cta: null,
+  },
+  "customer.quote_expiring": {
+    audience: "buyer",
+    description: "To the buyer 24 hours before the quote expires",
+    subject: "Quote {{quoteNumber}} expires soon",
+    heading: "Your quote expires soon",
+    body: "Quote {{quoteNumber}} ({{total}}) from {{merchantName}} expires on {{expiresAt}}.",
+    ctaLabel: "Review the quote",
+    cta: "quoteUrl",
+  },
+  "admin.quote_expiring": {
+    audience: "merchant",
+    description: "To the merchant team 48 hours before the quote expires",
+    subject: "{{quoteNumber}} expires in 48 hours",
+    heading: "A quote expires soon",
+    body: "{{quoteNumber}} for {{customerEmail}} ({{total}}) expires on {{expiresAt}} and has not been accepted.",
+    ctaLabel: null,
+    cta: null,
+  },
+  "customer.quote_expired": {
+    audience: "buyer",
+    description: "To the buyer when the quote expires",
+    subject: "Quote {{quoteNumber}} has expired",
+    heading: "Your quote has expired",
+    body: "Quote {{quoteNumber}} from {{merchantName}} expired on {{expiresAt}}. Reply to ask for a new offer.",
+    ctaLabel: "Open the quote",
+    cta: "quoteUrl",
+  },
+  "admin.quote_expired": {
+    audience: "merchant",
+    description: "To the merchant team when the quote expires",
+    subject: "{{quoteNumber}} expired",
+    heading: "A quote expired",
+    body: "{{quoteNumber}} for {{customerEmail}} expired unaccepted. Issue a new revision to reactivate the same link.",
+    ctaLabel: null,
+    cta: null,
+  },
+} as const satisfies Record<string, TemplateDef>;
+
+export type TemplateName = keyof typeof EMAIL_TEMPLATES;
+export const TEMPLATE_NAMES = Object.keys(EMAIL_TEMPLATES) as TemplateName[];
+export const isTemplateName = (n: string): n is TemplateName => Object.hasOwn(EMAIL_TEMPLATES, n);
+
+/** What a template may use; every value is plain text (formatted money and dates included). */
+export interface EmailVars {
+  quoteNumber: string;
+  merchantName: string;
+  customerEmail: string;
+  revisionNumber?: string;
+  total?: string;
+  expiresAt?: string;
+  commentAuthor?: string;
+  commentBody?: string;
+  reason?: string;
+  message?: string;
+  acceptedBy?: string;
+  quoteUrl?: string;
+  checkoutUrl?: string;
+}
+export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "quoteUrl", "checkoutUrl"];
+
+export interface Brand {
+  name: string;
+  logoUrl: string | null;
+  brandColor: string | null;
+  supportEmail: string | null;
+}
+
+export const SAMPLE_VARS: EmailVars = {
+  quoteNumber: "Q-1042",
+  merchantName: "Acme Supplies",
+  customerEmail: "buyer@example.com",
+  revisionNumber: "2",
+  total: "USD 1,550.00",
+  expiresAt: "December 24, 2026",
+  commentAuthor: "Sam from Acme",
+  commentBody: "We can ship the widgets next week.",
+  reason: "We no longer stock this item.",
+  message: "Could you do Net 60?",
+  acceptedBy: "Bea Buyer",
+  quoteUrl: "https://checkout.example.com/q/qt_sample",
+  checkoutUrl: "https://checkout.example.com/checkout/sample",
+};
+
+/** {{name}} -> the variable's value (missing ones become an em dash), each through `wrap`. */
+function fill(text: string, vars: EmailVars, wrap: (s: string) => string, escapeText: (s: string) => string) {
+  const parts = text.split(/(\{\{\s*[A-Za-z]+\s*\}\})/);
+  return parts
+    .map((p) => {
+      const m = /^\{\{\s*([A-Za-z]+)\s*\}\}$/.exec(p);
+      if (!m) return escapeText(p);
+      const v = (vars as unknown as Record<string, string | undefined>)[m[1]];
+      return wrap(v === undefined || v === "" ? "—" : v);
+    })
+    .join("");
+}
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+const identity = (s: string) => s;
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Renders a template (with an application's override) for the given values; MJML validation is strict. */
+export async function renderEmail(name: TemplateName, vars: EmailVars, brand: Brand, override?: Partial<TemplateText> | null): Promise<RenderedEmail> {
+  const def = EMAIL_TEMPLATES[name];
+  const t: TemplateText = {
+    subject: override?.subject ?? def.subject,
+    heading: override?.heading ?? def.heading,
+    body: override?.body ?? def.body,
+    ctaLabel: override?.ctaLabel !== undefined ? override.ctaLabel : def.ctaLabel,
+  };
+  const subject = fill(t.subject, vars, identity, identity).replace(/[\r\n]+/g, " ").slice(0, 250);
+  const html = (s: string) => fill(s, vars, escapeHtml, escapeHtml).replace(/\n/g, "<br />");
+  const color = brand.brandColor && COLOR.test(brand.brandColor) ? brand.brandColor : "#1f2937";
+  const ctaUrl = def.cta ? vars[def.cta] : undefined;
+  const logo = brand.logoUrl && /^https?:\/\//.test(brand.logoUrl) ? brand.logoUrl : null;
+  const footer = [brand.name, brand.supportEmail].filter(Boolean).map((s) => escapeHtml(s!)).join(" · ");
+  const mjml = `<mjml>
+  <mj-head>
+    <mj-title>${escapeHtml(subject)}</mj-title>
+    <mj-attributes><mj-all font-family="Helvetica, Arial, sans-serif" /></mj-attributes>
+  </mj-head>
+  <mj-body background-color="#f4f4f5">
+    <mj-section background-color="#ffffff" border-top="4px solid ${color}" padding="24px 16px">
+      <mj-column>
+        ${logo ? `<mj-image src="${escapeHtml(logo)}" alt="${escapeHtml(brand.name)}" width="120px" align="left" padding-bottom="16px" />` : ""}
+        <mj-text font-size="20px" font-weight="bold" color="#111827">${html(t.heading)}</mj-text>
+        <mj-text font-size="15px" line-height="1.5" color="#1f2937">${html(t.body)}</mj-text>
+        ${t.ctaLabel && ctaUrl ? `<mj-button background-color="${color}" color="#ffffff" href="${escapeHtml(ctaUrl)}" align="left">${html(t.ctaLabel)}</mj-button>` : ""}
+        <mj-divider border-color="#e5e7eb" border-width="1px" />
+        <mj-text font-size="12px" color="#52525b">${footer}</mj-text>
+      </mj-column>
+    </mj-section>
+  </mj-body>
+</mjml>`;
+  const out = await mjml2html(mjml, { validationLevel: "strict" });
+  const plain = (s: string) => fill(s, vars, identity, identity);
+  const text = [plain(t.heading), "", plain(t.body), ...(t.ctaLabel && ctaUrl ? ["", `${plain(t.ctaLabel)}: ${ctaUrl}`] : []), "", [brand.name, brand.supportEmail].filter(Boolean).join(" · ")].join("\n");
+  return { subject, html: out.html, text };
+}

@@ -1,0 +1,99 @@
+// One storage interface for files the service produces (quote PDFs now; imports and invoices later), with
+// short-lived signed download URLs. The default keeps files under DATA_DIR/files and signs URLs that this app
+// serves (GET /files/{token}); an S3-compatible store implements the same interface with presigned GETs.
+//
+// A token is base64url(JSON { k: key, f: filename, t: content type, e: expiry in epoch seconds }) + "." +
+// base64url(HMAC-SHA256(secret, "download.v1." + payload)): the purpose is bound into the MAC, it is compared in
+// constant time, and an expired or altered token is 404 (nothing says which).
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Config } from "../config";
+import { secretKey } from "./secrets";
+
+export interface Storage {
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  get(key: string): Promise<Buffer | null>;
+  /** A URL a browser can GET for `ttlSeconds`, served as an attachment named `filename`. */
+  signedUrl(key: string, opts: { filename: string; contentType: string; ttlSeconds: number; now: Date }): Promise<string>;
+}
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,300}$/;
+function checkKey(key: string) {
+  if (!KEY.test(key) || key.split("/").some((p) => p === ".." || p === "." || p === "")) throw new Error(`invalid storage key ${key}`);
+}
+
+export interface DownloadGrant {
+  key: string;
+  filename: string;
+  contentType: string;
+}
+
+function mac(config: Config, payload: string) {
+  return createHmac("sha256", secretKey(config)).update(`download.v1.${payload}`).digest("base64url");
+}
+
+export function signDownload(config: Config, g: DownloadGrant, expiresAt: Date): string {
+  const payload = Buffer.from(JSON.stringify({ k: g.key, f: g.filename, t: g.contentType, e: Math.floor(expiresAt.getTime() / 1000) })).toString("base64url");
+  return `${payload}.${mac(config, payload)}`;
+}
+
+/** The grant a token carries, or null when it is malformed, altered or expired. */
+export function verifyDownload(config: Config, token: string, now: Date): DownloadGrant | null {
+  if (token.length > 2000) return null;
+  const [payload, sig, extra] = token.split(".");
+  if (!payload || !sig || extra !== undefined) return null;
+  const want = Buffer.from(mac(config, payload));
+  const got = Buffer.from(sig);
+  if (want.length !== got.length || !timingSafeEqual(want, got)) return null;
+  try {
+    const g = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { k: string; f: string; t: string; e: number };
+    if (typeof g.k !== "string" || typeof g.e !== "number" || g.e * 1000 <= now.getTime()) return null;
+    return { key: g.k, filename: g.f, contentType: g.t };
+  } catch {
+    return null;
+  }
+}
+
+export class LocalStorage implements Storage {
+  constructor(
+    private readonly config: Config,
+    private readonly root = path.resolve(config.DATA_DIR, "files"),
+  ) {}
+
+  private file(key: string) {
+    checkKey(key);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    const f = this.file(key);
+    await mkdir(path.dirname(f), { recursive: true });
+    const tmp = `${f}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, f); // readers see the whole file or none
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.file(key));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    }
+  }
+
+  async signedUrl(key: string, opts: { filename: string; contentType: string; ttlSeconds: number; now: Date }): Promise<string> {
+    checkKey(key);
+    const token = signDownload(this.config, { key, filename: opts.filename, contentType: opts.contentType }, new Date(opts.now.getTime() + opts.ttlSeconds * 1000));
+    return `${(this.config.BASE_URL ?? "").replace(/\/+$/, "")}/files/${token}`;
+  }
+}
+
+const stores = new WeakMap<Config, Storage>();
+/** The process's storage for a configuration (local files under DATA_DIR). */
+export function storageFor(config: Config): Storage {
+  let s = stores.get(config);
+  if (!s) stores.set(config, (s = new LocalStorage(config)));
+  return s;
+}
