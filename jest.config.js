@@ -3,7 +3,9 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   transform: {
-    "^.+\\.(t|j)sx?$": ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }],
+    // .tsx (the buyer pages): preact's automatic JSX runtime; .ts stays plain TypeScript (tsx parsing would misread <T>() generics)
+    "^.+\\.tsx$": ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript", tsx: true }, transform: { react: { runtime: "automatic", importSource: "preact" } } }, module: { type: "commonjs" } }],
+    "^.+\\.(t|j)s$": ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }],
   },
   // agenda and @agendajs/* are ESM-only: let swc turn them into CommonJS for Jest's runtime
   transformIgnorePatterns: ["/node_modules/(?!(agenda|@agendajs)/)"],

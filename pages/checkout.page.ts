@@ -61,10 +61,16 @@ export function checkoutPages(deps: Deps) {
       <label>Postal code <input type="text" name="${p}.postalCode" value="${esc(a?.postalCode)}" autocomplete="postal-code"></label>
       <label>Country (2 letters) <input type="text" name="${p}.countryCode" value="${esc(a?.countryCode ?? "US")}" maxlength="2" autocomplete="country" required></label>`;
     const needsShipping = s.collectShipping && cart.lineItems.some((l: any) => l.requiresShipping);
+    // A quote on deposit terms: the card pays the deposit now; the balance becomes a Net-N invoice (quote-accept.service.ts).
+    const deposit = s.depositAmount ?? null;
     const body = `${header}
 <h1>Checkout</h1>
 <table><thead><tr><th>Item</th><th class="num">Qty</th><th class="num">Amount</th></tr></thead>
-<tbody>${rows}${totals}<tr><th colspan="2">Total</th><th class="num" id="total">${esc(money(cart.total, cart.currency))}</th></tr></tbody></table>
+<tbody>${rows}${totals}<tr><th colspan="2">Total</th><th class="num" id="total">${esc(money(cart.total, cart.currency))}</th></tr>${
+      deposit !== null
+        ? `<tr><td colspan="2">Deposit due today</td><td class="num" id="deposit">${esc(money(deposit, cart.currency))}</td></tr><tr><td colspan="2">Balance, invoiced (due in ${esc(s.balanceNetN ?? 30)} days)</td><td class="num" id="balance">${esc(money(cart.total - deposit, cart.currency))}</td></tr>`
+        : ""
+    }</tbody></table>
 <form id="pay" data-session="${esc(s.id)}" data-return="${esc(s.returnUrl)}">
   <label>Email <input type="email" name="email" value="${esc(s.customerEmail ?? cart.customerEmail ?? "")}" required></label>
   ${needsShipping ? `<fieldset><legend>Shipping address</legend>${addr("shippingAddress", cart.shippingAddress)}</fieldset>` : ""}
@@ -78,7 +84,7 @@ export function checkoutPages(deps: Deps) {
       <label><input type="checkbox" name="acceptTerms"> I accept these terms</label>
     </div>
   </fieldset>
-  <button type="submit" id="submit">Pay ${esc(money(cart.total, cart.currency))}</button>
+  <button type="submit" id="submit">${deposit !== null ? `Pay the deposit of ${esc(money(deposit, cart.currency))}` : `Pay ${esc(money(cart.total, cart.currency))}`}</button>
   <p id="result" role="status"></p>
 </form>
 <p><a id="cancel" href="${esc(s.cancelUrl)}">Cancel and return to ${esc(merchant.name || "the store")}</a></p>`;

@@ -5,6 +5,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { GraphQLError } from "graphql";
 import { checkoutPages } from "../pages/checkout.page";
+import { quotePages } from "../pages/quote.page";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { authMiddleware } from "./rest/auth";
@@ -52,6 +53,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   app.use(openapiRouter());
   app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
+  app.use(quotePages(deps));
   app.use(filesRouter(deps));
 
   const yoga = createYogaServer(deps);

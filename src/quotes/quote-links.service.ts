@@ -100,6 +100,17 @@ export function buyerQuoteView(ctx: Ctx, q: QuoteFull, token: string) {
 }
 export type BuyerQuoteView = ReturnType<typeof buyerQuoteView>;
 
+/**
+ * The buyer page's read (pages/quote.page.tsx): one pass of the limits, the buyer view, and (on a page open) the
+ * view recorded as POST …/view would. `expired`: past its expiry, whether or not the hourly job has run yet.
+ */
+export async function openQuotePage(ctx: Ctx, token: string, opts: { record: boolean }) {
+  const q = await openLink(ctx, token);
+  if (opts.record) await recordView(ctx, q);
+  const expired = q.status === "expired" || (q.status === "proposed" && q.expiresAt !== null && q.expiresAt.getTime() <= ctx.clock.now().getTime());
+  return { view: buyerQuoteView(ctx, q, token), expired };
+}
+
 /** GET /quote-links/{token} */
 export async function getQuoteLink(ctx: Ctx, token: string) {
   const q = await openLink(ctx, token);

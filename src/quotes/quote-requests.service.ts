@@ -124,6 +124,32 @@ export const quoteRequestInput = z.strictObject({
 /** What every accepted submission answers, real or honeypot: nothing tells a bot it was caught. */
 export const RECEIVED = { received: true } as const;
 
+/**
+ * What the hosted request form page shows (pages/quote.page.tsx): the form's fields, its success message and the
+ * merchant's branding. Limited per IP like the quote links; an unknown or rotated-out token is 404.
+ */
+export async function requestFormForBuyer(ctx: Ctx, formToken: string) {
+  if (ctx.ip) reportLimit(ctx, await ctx.deps.limits.consume("quoteLinkIp", ctx.ip));
+  const form = FORM_TOKEN.test(formToken) ? await ctx.db.quoteRequestForm.findUnique({ where: { tokenHash: sha256Hex(formToken) } }) : null;
+  if (!form) throw errors.notFound("Quote request form");
+  const app = await ctx.db.application.findUniqueOrThrow({ where: { id: form.applicationId }, select: { name: true, settings: true, currency: true } });
+  const s = (app.settings ?? {}) as { logoUrl?: string; brandColor?: string };
+  let currencyDigits = 2;
+  try {
+    currencyDigits = new Intl.NumberFormat("en-US", { style: "currency", currency: app.currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    /* an unknown code keeps 2 */
+  }
+  return {
+    fields: form.fields as FormFields,
+    successMessage: form.successMessage,
+    merchant: { name: app.name, logoUrl: s.logoUrl ?? null, brandColor: s.brandColor ?? null },
+    currency: app.currency,
+    currencyDigits,
+  };
+}
+export type BuyerForm = Awaited<ReturnType<typeof requestFormForBuyer>>;
+
 /** Unpriced quote lines from a cart's lines: the cart's price is kept as the buyer's target only. */
 function linesFromCart(lines: { name: string; referenceId: string | null; quantity: number; unitPrice: number; type: string; requiresShipping: boolean }[]): LineItemInput[] {
   return lines.map((l) => ({

@@ -1,0 +1,136 @@
+// The buyer's whole path in a real browser (Debian chromium through playwright-core): open the quote link, deselect
+// an optional line, change an editable quantity (the totals follow live), accept, pay with tok_visa on the hosted
+// checkout page -> an order of exactly the chosen lines, the quote converted, and the PDF link serving a PDF whose
+// text shows Q-…-rev1 and the acceptance stamp. Screenshots of the quote page and the request form at 390 and
+// 1280 px go to SCREENSHOT_DIR when it is set (to look at them).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import type { BootstrapResult } from "../src/platform/bootstrap.service";
+import { startTestApp, type TestApp } from "./helpers/app";
+import { client } from "./helpers/http";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SHOTS = process.env.SCREENSHOT_DIR;
+let t: TestApp;
+let demo: BootstrapResult;
+let browser: Browser | null = null;
+
+beforeAll(async () => {
+  t = (await startTestApp())!;
+  demo = await t.bootstrap();
+  await client(t.url)("PATCH", `applications/${demo.applicationId}`, { key: demo.apiKey, body: { name: "Acme Supplies", brandColor: "#0a7d3b" } });
+  if (!existsSync(CHROMIUM)) {
+    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
+    return;
+  }
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+test("open the link, deselect an optional line, change a quantity, accept, pay -> the order has exactly those lines; the PDF is stamped", async () => {
+  if (!browser) return;
+  const api = client(t.url);
+  const c = await api("POST", "quotes", {
+    key: demo.apiKey,
+    body: {
+      customerEmail: "browser@example.com",
+      companyName: "Globex",
+      items: [
+        { name: "Industrial widget", unitPrice: 1500, quantity: 2, qtyEditable: true, sku: "W-100" },
+        { name: "Gadget upgrade", unitPrice: 2500, optional: true },
+        { name: "On-site setup", unitPrice: 10000, type: "service", description: "Half a day" },
+      ],
+    },
+  });
+  await api("POST", `quotes/${c.body.data.id}/comments`, { key: demo.apiKey, body: { body: "Happy to help with the install.", visibility: "shared" } });
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(q.buyerUrl);
+  expect(await page.textContent("#total")).toBe("USD 155.00");
+  if (SHOTS) {
+    await page.screenshot({ path: path.join(SHOTS, "quote-1280.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SHOTS, "quote-390.png"), fullPage: true });
+  }
+  // keyboard only: tab to the optional line's checkbox and toggle it with the space bar
+  const box = page.locator("input[data-include]");
+  await box.focus();
+  await page.keyboard.press("Space");
+  expect(await box.isChecked()).toBe(false);
+  await page.fill("input[data-qty-input]", "3");
+  await page.locator("input[data-qty-input]").dispatchEvent("input");
+  expect(await page.textContent("#total")).toBe("USD 145.00"); // 3 x 15 + 100: the server's rule, in the page
+  await page.fill("#acceptedByName", "Bea Buyer");
+  await page.fill("#acceptedByEmail", "bea@globex.test");
+  await Promise.all([page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/), page.click("#accept")]);
+  expect(await page.textContent("#total")).toBe("$145.00");
+  if (SHOTS) {
+    await page.screenshot({ path: path.join(SHOTS, "checkout-from-quote-1280.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SHOTS, "checkout-from-quote-390.png"), fullPage: true });
+  }
+  await page.fill("input[name=email]", "bea@globex.test");
+  await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
+  await page.fill("input[name='shippingAddress.city']", "Springfield");
+  await page.fill("input[name='billingAddress.addressLine1']", "1 Main St");
+  await page.fill("input[name='billingAddress.city']", "Springfield");
+  await page.fill("input[name=paymentToken]", "tok_visa");
+  await page.click("#submit");
+  await page.waitForSelector("#result.ok");
+  const orderId = await page.getAttribute("#result", "data-order-id");
+  const order = (await api("GET", `orders/${orderId}`, { key: demo.apiKey })).body.data;
+  expect(order).toMatchObject({ total: 14500, paymentStatus: "captured" });
+  expect(order.lineItems.map((l: any) => [l.name, l.quantity])).toEqual([
+    ["Industrial widget", 3],
+    ["On-site setup", 1],
+  ]);
+  expect((await api("GET", `quotes/${q.id}`, { key: demo.apiKey })).body.data).toMatchObject({ status: "converted", orderId });
+
+  // the page after ordering, and its PDF link
+  await page.goto(q.buyerUrl);
+  expect(await page.textContent("#converted")).toContain("order has been placed");
+  const href = await page.getAttribute("#pdf", "href");
+  const pdf = await fetch(new URL(href!, t.url));
+  expect(pdf.headers.get("content-type")).toBe("application/pdf");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "qbrowser-"));
+  writeFileSync(path.join(dir, "q.pdf"), Buffer.from(await pdf.arrayBuffer()));
+  const text = execFileSync("/usr/bin/pdftotext", ["-layout", path.join(dir, "q.pdf"), "-"], { encoding: "utf8" });
+  expect(text).toContain(`${q.number}-rev1`);
+  expect(text).toContain("ACCEPTED");
+  expect(text).toContain("Accepted by Bea Buyer <bea@globex.test>");
+  expect(text).toContain("Accepted lines: Industrial widget x 3, On-site setup x 1");
+  await page.close();
+}, 90_000);
+
+test("the hosted request form in the browser, by keyboard, and its screenshots", async () => {
+  if (!browser) return;
+  const api = client(t.url);
+  const f = (await api("POST", "quote-request-forms", { key: demo.apiKey, body: { name: "RFQ", fields: { lineItems: true, targetPrice: true } } })).body.data;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(`${t.url}/q/request/${f.formToken}`);
+  if (SHOTS) {
+    await page.screenshot({ path: path.join(SHOTS, "request-1280.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SHOTS, "request-390.png"), fullPage: true });
+  }
+  await page.focus("#email");
+  await page.keyboard.type("kb@example.com");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("Initech");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("Two pallets of staplers");
+  // the honeypot is not in the tab order
+  expect(await page.getAttribute("#website", "tabindex")).toBe("-1");
+  await new Promise((r) => setTimeout(r, Number(t.deps.config.QUOTE_REQUEST_MIN_FILL_MS) + 100));
+  await Promise.all([page.waitForSelector("#sent"), page.click("#send")]);
+  const quotes = await api("GET", "quotes?q=kb@example.com", { key: demo.apiKey });
+  expect(quotes.body.data[0]).toMatchObject({ status: "requested", companyName: "Initech" });
+  await page.close();
+}, 60_000);
