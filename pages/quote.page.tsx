@@ -357,7 +357,7 @@ export function selectionsFromForm(body: Record<string, unknown>) {
 
 const str = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
 
-function RequestFormPage(p: { nonce: string; formToken: string; f: BuyerForm; loadedAt: number; error?: string | null; values?: Record<string, unknown> }) {
+function RequestFormPage(p: { nonce: string; formToken: string; f: BuyerForm; loadedAt: number; challenge: { siteKey: string; scriptUrl: string } | null; error?: string | null; values?: Record<string, unknown> }) {
   const { f } = p;
   const val = (k: string) => (typeof p.values?.[k] === "string" ? (p.values[k] as string) : "");
   const rows = [0, 1, 2];
@@ -405,7 +405,12 @@ function RequestFormPage(p: { nonce: string; formToken: string; f: BuyerForm; lo
             ))}
           </fieldset>
         ) : null}
-        {f.fields.requireBotChallenge ? (
+        {f.fields.requireBotChallenge && p.challenge ? (
+          <div>
+            <div class="cf-turnstile" data-sitekey={p.challenge.siteKey} data-response-field-name="botChallengeToken" />
+            <script src={p.challenge.scriptUrl} nonce={p.nonce} async defer />
+          </div>
+        ) : f.fields.requireBotChallenge ? (
           <div>
             <label for="botChallengeToken">Verification</label>
             <input type="text" id="botChallengeToken" name="botChallengeToken" required autoComplete="off" aria-describedby="challenge-hint" />
@@ -549,15 +554,20 @@ export function quotePages(deps: Deps) {
     }),
   );
 
+  // The bot-challenge widget (Turnstile-compatible) when a site key is configured; its script and frame are the
+  // only third-party origin a page may load, and only forms that require the challenge load it.
+  const challenge = deps.config.BOT_CHALLENGE_SITE_KEY ? { siteKey: deps.config.BOT_CHALLENGE_SITE_KEY, scriptUrl: deps.config.BOT_CHALLENGE_SCRIPT_URL } : null;
   async function requestPage(req: Request, res: Response, status: number, extra: { error?: string | null; values?: Record<string, unknown> } = {}) {
     const ctx = makeCtx(deps, null, req.ip);
-    const nonce = await securePage(req, res);
+    let f: BuyerForm;
     try {
-      const f = await requestFormForBuyer(ctx, String(req.params.formToken));
-      res.status(status).type("html").send(html(<RequestFormPage nonce={nonce} formToken={String(req.params.formToken)} f={f} loadedAt={ctx.clock.now().getTime()} {...extra} />));
+      f = await requestFormForBuyer(ctx, String(req.params.formToken));
     } catch (e) {
-      sendError(res, nonce, e, "Request form");
+      return sendError(res, await securePage(req, res), e, "Request form");
     }
+    const widget = f.fields.requireBotChallenge ? challenge : null;
+    const nonce = await securePage(req, res, { thirdParty: widget ? [new URL(widget.scriptUrl).origin] : [] });
+    res.status(status).type("html").send(html(<RequestFormPage nonce={nonce} formToken={String(req.params.formToken)} f={f} loadedAt={ctx.clock.now().getTime()} challenge={widget} {...extra} />));
   }
 
   r.get("/q/request/:formToken", (req, res) => requestPage(req, res, 200));

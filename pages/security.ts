@@ -11,7 +11,9 @@ const policy = helmet({
     useDefaults: false,
     directives: {
       defaultSrc: ["'none'"],
-      scriptSrc: [(_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`],
+      scriptSrc: [(_req, res) => [`'nonce-${(res as Response).locals.cspNonce}'`, ...(((res as Response).locals.thirdParty as string[] | undefined) ?? [])].join(" ")],
+      // a bot-challenge widget runs in the provider's frame; nothing else may be framed
+      frameSrc: [(_req, res) => ((res as Response).locals.thirdParty as string[] | undefined)?.join(" ") || "'none'"],
       styleSrc: [(_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`],
       imgSrc: ["'self'", "data:", "https:"],
       connectSrc: ["'self'"],
@@ -45,10 +47,12 @@ export function frameableOrigins(origins: unknown): string[] {
  * Applies the page headers and returns the nonce the page's own <script> and <style> must carry.
  * `frameAncestors`: origins allowed to embed this page (none by default).
  */
-export async function securePage(req: Request, res: Response, opts: { frameAncestors?: string[] } = {}): Promise<string> {
+export async function securePage(req: Request, res: Response, opts: { frameAncestors?: string[]; thirdParty?: string[] } = {}): Promise<string> {
   const nonce = randomBytes(16).toString("base64");
   res.locals.cspNonce = nonce;
   res.locals.frameAncestors = opts.frameAncestors ?? [];
+  // origins of a third-party widget this page loads (script and frame), exact https origins only
+  res.locals.thirdParty = (opts.thirdParty ?? []).filter((o) => /^https:\/\/[A-Za-z0-9.-]+(:\d+)?$/.test(o));
   await new Promise<void>((resolve, reject) => policy(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
   res.set("Cache-Control", "no-store");
   return nonce;

@@ -56,6 +56,9 @@ const schema = z.object({
   CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
   BOT_CHALLENGE_VERIFY_URL: optionalUrl,
   BOT_CHALLENGE_SECRET: z.string().optional(),
+  /** the widget on the hosted request form: the site key and the provider's script (Turnstile by default) */
+  BOT_CHALLENGE_SITE_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().max(200).optional()),
+  BOT_CHALLENGE_SCRIPT_URL: z.url({ protocol: /^https$/ }).default("https://challenges.cloudflare.com/turnstile/v0/api.js"),
   /** a quote request sent sooner than this after its form loaded is refused (422 form_submitted_too_fast) */
   QUOTE_REQUEST_MIN_FILL_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
   SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),

@@ -13,11 +13,13 @@ import {
   AddQuoteLinkCommentDocument,
   CompleteCheckoutSessionDocument,
   DeclineQuoteLinkDocument,
+  IssueQuoteDocument,
   MarkNotificationReadDocument,
   NotificationsDocument,
   QuoteDocument,
   QuoteLinkDocument,
   RequestQuoteLinkRevisionDocument,
+  SubmitQuoteRequestDocument,
   ViewQuoteLinkDocument,
 } from "./generated/graphql";
 
@@ -142,4 +144,39 @@ test("20 parallel accepts of one revision: one checkout session; every answer is
   for (const a of answers) if (a.status !== 200) expect([a.status, a.body.error.code]).toEqual([409, "accept_in_progress"]);
   expect(await t.deps.prisma.checkoutSession.count({ where: { quoteId: id } })).toBe(1);
   expect(await t.deps.prisma.cart.count({ where: { metadata: { path: ["quoteId"], equals: id } } })).toBe(1);
+});
+
+test("the remaining codes over GraphQL: accept_in_progress (a held row lock), bot_challenge_not_configured, net_terms_not_configured", async () => {
+  const { token, rev, id } = await issued();
+  if (t.kind === "pg") {
+    const { Client } = await import("pg");
+    const holder = new Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT id FROM "Quote" WHERE id = $1 FOR UPDATE`, [id]);
+      const busy = await gql(AcceptQuoteLinkDocument, { shareToken: token, revisionId: rev.id, acceptedByName: "Bea" });
+      expect([codeOf(busy), busy.errors![0].extensions!.status]).toEqual(["accept_in_progress", 409]);
+      await holder.query("ROLLBACK");
+    } finally {
+      await holder.end();
+    }
+  } else {
+    console.warn("accept_in_progress needs PostgreSQL's row locks (PGlite serves one connection at a time)");
+  }
+  expect(codeOf(await gql(AcceptQuoteLinkDocument, { shareToken: token, revisionId: rev.id, acceptedByName: "Bea" }))).toBeUndefined();
+
+  const form = (await api("POST", "quote-request-forms", { key: demo.apiKey, body: { name: "Guarded", fields: { requireBotChallenge: true } } })).body.data;
+  const bot = await gql(SubmitQuoteRequestDocument, { formToken: form.formToken, email: "g@example.com", message: "hi", formLoadedAt: clock.now().getTime() - 60_000 });
+  expect([codeOf(bot), bot.errors![0].extensions!.status]).toEqual(["bot_challenge_not_configured", 503]);
+
+  const connectors = (await api("GET", "connectors", { key: demo.apiKey })).body.data.filter((c: any) => c.kind === "invoice_terms" && c.status === "active");
+  for (const c of connectors) await api("DELETE", `connectors/${c.id}`, { key: demo.apiKey });
+  try {
+    const net = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "n@example.com", items: LINES, paymentTerms: { mode: "net_terms", netN: 30 } } });
+    const r = await gql(IssueQuoteDocument, { id: net.body.data.id }, cred());
+    expect([codeOf(r), r.errors![0].extensions!.status]).toEqual(["net_terms_not_configured", 409]);
+  } finally {
+    await api("POST", "connectors", { key: demo.apiKey, body: { kind: "invoice_terms", provider: "test" } });
+  }
 });

@@ -143,3 +143,25 @@ test("a deposit quote's hosted checkout shows the deposit due today and the invo
   expect(checkout).toMatch(/Balance, invoiced \(due in 45 days\)<\/td><td class="num" id="balance">\$150\.00/);
   expect(checkout).toContain("Pay the deposit of $50.00");
 });
+
+test("a form that requires the bot challenge loads the configured widget, and the page's CSP allows only its origin", async () => {
+  const w = (await startTestApp({ env: { BOT_CHALLENGE_SITE_KEY: "0x4AAAAsite", BOT_CHALLENGE_SCRIPT_URL: "https://challenges.example.com/turnstile/v0/api.js" } }))!;
+  try {
+    const wa = client(w.url);
+    const d = await w.bootstrap();
+    const guarded = (await wa("POST", "quote-request-forms", { key: d.apiKey, body: { name: "Guarded", fields: { requireBotChallenge: true } } })).body.data;
+    const plain = (await wa("POST", "quote-request-forms", { key: d.apiKey, body: { name: "Plain" } })).body.data;
+    const r = await fetch(`${w.url}/q/request/${guarded.formToken}`);
+    const page = await r.text();
+    expect(page).toContain('<div class="cf-turnstile" data-sitekey="0x4AAAAsite" data-response-field-name="botChallengeToken">');
+    expect(page).toMatch(/<script src="https:\/\/challenges\.example\.com\/turnstile\/v0\/api\.js" nonce="[^"]+" async defer>/);
+    const csp = r.headers.get("content-security-policy")!;
+    expect(csp).toMatch(/script-src 'nonce-[^']+' https:\/\/challenges\.example\.com;/);
+    expect(csp).toContain("frame-src https://challenges.example.com");
+    const p = await fetch(`${w.url}/q/request/${plain.formToken}`);
+    expect(await p.text()).not.toContain("cf-turnstile");
+    expect(p.headers.get("content-security-policy")).toContain("frame-src 'none'");
+  } finally {
+    await w.close();
+  }
+});
