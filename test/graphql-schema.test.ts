@@ -47,7 +47,7 @@ const STRING_ALLOWED = new Map<string, string>([
   ["Query.events(type)", "an event type name"],
   ["WebhookDelivery.eventType", "an event type name"],
   ["Subscription.events(types)", "event type names"],
-  ["Order.displayStatus", "a human label built from status and paymentStatus, not a value to branch on"],
+  ["Order.displayStatus", "a human label built from status, money and goods qualifiers, not a value to branch on"],
 ]);
 
 /** JSON stays where the shape is the caller's own or differs per event type. */

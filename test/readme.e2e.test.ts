@@ -56,7 +56,7 @@ test("the quickstart's commands work against a fresh server, as pasted", async (
   const order = await get(`orders/${v("ORDER")}`);
   expect(order).toMatchObject({ total: 4869, paymentStatus: "partially_refunded", email: "buyer@example.com" });
   expect(order.shippingAddress).toEqual({ addressLine1: "1 Main St", addressLine2: null, city: "Austin", stateProvince: "TX", postalCode: "78701", countryCode: "US" });
-  expect(out).toContain("Processing · captured"); // displayStatus before the refund
+  expect(out).toContain("Processing"); // displayStatus before the refund: paid in full, nothing shipped, no qualifier
   expect(await get(`payments/${v("PAYMENT")}`)).toMatchObject({ capturedAmount: 4869, refundedAmount: 500 });
   expect(await get(`payments/${v("PAYMENT2")}`)).toMatchObject({ status: "captured", capturedAmount: 2500 });
 

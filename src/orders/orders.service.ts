@@ -17,9 +17,7 @@ export const PAYMENT_STATUSES = ["pending", "authorized", "processing", "partial
 
 export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: Payment[] }, opts: { single?: boolean } = {}) {
   const items = o.lineItems ?? [];
-  const shippable = items.filter((i) => i.requiresShipping);
-  const delivered = ["fulfilled", "closed"].includes(o.status) ? shippable.reduce((a, i) => a + i.quantity, 0) : 0;
-  const itemsTotal = shippable.reduce((a, i) => a + i.quantity, 0);
+  const summary = fulfillmentSummary(items);
   return {
     id: o.id,
     status: o.status,
@@ -39,7 +37,11 @@ export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: P
     taxTotal: o.taxTotal,
     total: o.total,
     compAmount: o.compAmount,
-    fulfillmentSummary: { itemsTotal, itemsFulfilled: delivered, itemsRemaining: itemsTotal - delivered },
+    fulfillmentSummary: summary,
+    deliveryState: o.deliveryState ?? null,
+    compReason: o.compReason,
+    compedAt: o.compedAt?.toISOString() ?? null,
+    discountCode: o.discountCode,
     shippingAddress: canonicalAddress(o.shippingAddress as Address | null),
     billingAddress: canonicalAddress(o.billingAddress as Address | null),
     selectedShipping: o.selectedShipping,
@@ -61,11 +63,51 @@ export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: P
   };
 }
 
-/** A human label derived on every read, never stored. */
-function displayStatus(o: Order) {
-  const label = o.status.replace(/_/g, " ");
-  const money = o.compAmount > 0 ? "comped" : o.paymentStatus.replace(/_/g, " ");
-  return `${label[0].toUpperCase()}${label.slice(1)} · ${money}`;
+/** Items with something to deliver (requiresShipping), and how many of them live fulfillments handed over. */
+export function fulfillmentSummary(items: Pick<OrderLineItem, "requiresShipping" | "quantity" | "fulfilledQuantity">[]) {
+  const shippable = items.filter((i) => i.requiresShipping);
+  const itemsTotal = shippable.reduce((a, i) => a + i.quantity, 0);
+  const itemsFulfilled = shippable.reduce((a, i) => a + Math.min(i.fulfilledQuantity, i.quantity), 0);
+  return { itemsTotal, itemsFulfilled, itemsRemaining: itemsTotal - itemsFulfilled };
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  draft: "Draft",
+  pending: "Pending",
+  processing: "Processing",
+  partially_fulfilled: "Partially fulfilled",
+  fulfilled: "Fulfilled",
+  cancelled: "Cancelled",
+  closed: "Closed",
+};
+const MONEY_QUALIFIER: Record<string, string> = {
+  failed: "Payment failed",
+  disputed: "Disputed",
+  refunded: "Refunded",
+  partially_refunded: "Partially refunded",
+  partially_paid: "Partially paid",
+};
+/** paymentStatus values under which nothing has arrived */
+const NOTHING_ARRIVED = new Set(["pending", "authorized", "processing", "voided", "expired"]);
+const GOODS_QUALIFIER: Record<string, string> = {
+  returned: "Returned",
+  partially_returned: "Partially returned",
+  delivered: "Delivered",
+  in_transit: "In transit",
+};
+
+/**
+ * A human label derived on every read, never stored (decisions.md part 7): the status label and, when one
+ * applies, " · " and the first qualifier of: Comped; the money qualifier; the goods qualifier.
+ */
+export function displayStatus(o: Pick<Order, "status" | "paymentStatus" | "compAmount" | "deliveryState">) {
+  const label = STATUS_LABEL[o.status] ?? o.status;
+  let qualifier: string | undefined;
+  if (o.compAmount > 0) qualifier = "Comped";
+  else if (MONEY_QUALIFIER[o.paymentStatus]) qualifier = MONEY_QUALIFIER[o.paymentStatus];
+  else if (NOTHING_ARRIVED.has(o.paymentStatus) && o.status !== "draft" && o.status !== "cancelled") qualifier = "Awaiting payment";
+  else if (o.deliveryState && GOODS_QUALIFIER[o.deliveryState]) qualifier = GOODS_QUALIFIER[o.deliveryState];
+  return qualifier ? `${label} · ${qualifier}` : label;
 }
 
 export const orderFilters = pageQuery.extend({
