@@ -8,6 +8,7 @@ import { checkoutPages } from "../pages/checkout.page";
 import { quotePages } from "../pages/quote.page";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
+import { graphqlFastPath } from "./graphql/fast-path";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
@@ -66,6 +67,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       next();
     },
     rejectMalformedGraphqlJson,
+    graphqlFastPath(yoga),
     yoga,
     (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       const de = toDomainError(err);
@@ -155,7 +157,7 @@ function rejectMalformedGraphqlJson(req: express.Request, res: express.Response,
     }
   } else if (req.method === "POST" && Buffer.isBuffer(req.body) && /\bjson\b/i.test(req.get("content-type") ?? "")) {
     try {
-      JSON.parse(req.body.toString("utf8"));
+      res.locals.graphqlBody = JSON.parse(req.body.toString("utf8"));
     } catch {
       return refuse("The request body");
     }

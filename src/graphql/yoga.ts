@@ -53,6 +53,11 @@ export async function buildContext(deps: Deps, src: CredentialSource, ip?: strin
 /** RateLimit-* headers on GraphQL HTTP responses: the context of each request keeps its bucket's state. */
 const limitByRequest = new WeakMap<Request, GqlContext>();
 
+/** The rate-limit state the request's context reported (for the fast path, which answers without onResponse). */
+export function rateStateOf(request: Request) {
+  return limitByRequest.get(request)?.rate?.state ?? null;
+}
+
 export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
   const { config } = deps;
   return createYoga<any, GqlContext>({

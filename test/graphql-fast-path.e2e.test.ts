@@ -1,0 +1,115 @@
+// The GraphQL fast path (src/graphql/fast-path.ts) answers a server's JSON POST without Yoga's fetch-API layer. Each
+// case here is sent twice: as a server sends it (the fast path) and with a browser Origin header (Yoga's own path),
+// and the two answers must be the same: status, body, content type, rate-limit and replay headers.
+import { fastPathStats, regularMediaType } from "../src/graphql/fast-path";
+import { startWithDemo, type TestApp } from "./helpers/app";
+
+let t: TestApp;
+let demo: Awaited<ReturnType<typeof startWithDemo>>["demo"];
+beforeAll(async () => void ({ t, demo } = await startWithDemo()));
+afterAll(() => t?.close());
+
+interface Answer {
+  status: number;
+  body: unknown;
+  contentType: string | null;
+  replayed: string | null;
+  rateLimited: boolean;
+}
+
+async function post(body: string, headers: Record<string, string>): Promise<Answer> {
+  const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* compared as text */
+  }
+  return { status: res.status, body: parsed, contentType: res.headers.get("content-type"), replayed: res.headers.get("idempotent-replayed"), rateLimited: res.headers.has("ratelimit-limit") };
+}
+
+/** The same request on both paths; returns both answers after checking the fast path took exactly one of them. */
+async function bothPaths(body: unknown, headers: Record<string, string> = {}, yogaHeaders: Record<string, string> = headers) {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const before = fastPathStats.served;
+  const fast = await post(text, headers);
+  const servedFast = fastPathStats.served - before;
+  const yoga = await post(text, { ...yogaHeaders, origin: "https://shop.example.test" });
+  expect(fastPathStats.served - before).toBe(servedFast); // Yoga answered the Origin request
+  return { fast, yoga, servedFast };
+}
+
+const key = () => ({ "x-api-key": demo.apiKey });
+const VIEWER = "{ viewer { type scopes workspace { id slug } environment { id slug kind } apiKey { id keyPrefix } } }";
+
+test.each([
+  ["a query", { query: VIEWER }, {}],
+  ["a query with accept application/json", { query: VIEWER }, { accept: "application/json" }],
+  ["a syntax error", { query: "{ viewer { type " }, {}],
+  ["a syntax error, graphql-response+json preferred", { query: "{ viewer { type " }, { accept: "application/graphql-response+json, application/json" }],
+  ["an unknown field", { query: "{ viewer { nope } }" }, {}],
+  ["an unknown field, graphql-response+json", { query: "{ viewer { nope } }" }, { accept: "application/graphql-response+json" }],
+  ["a variable of the wrong type", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: { no: 1 } } }, {}],
+  ["a missing variable", { query: "query($id: ID!) { order(id: $id) { id } }" }, {}],
+  ["a domain error (unknown order: 404 not_found)", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: "00000000-0000-4000-8000-000000000000" } }, {}],
+  ["null variables and operationName", { query: VIEWER, variables: null, operationName: null }, {}],
+  ["a named operation among two", { query: `query A ${VIEWER} query B { viewer { type } }`, operationName: "B" }, {}],
+  ["two operations and no name", { query: `query A ${VIEWER} query B { viewer { type } }` }, {}],
+  ["a query over the alias limit", { query: `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: viewer { type }`).join(" ")} }` }, {}],
+])("%s: the fast path answers exactly as Yoga does", async (_name, body, headers) => {
+  const { fast, yoga, servedFast } = await bothPaths(body, { ...key(), ...headers });
+  expect(servedFast).toBe(1);
+  expect(fast).toEqual(yoga);
+});
+
+test("credentials: no key, a wrong key and a revoked-looking key answer the same on both paths (401 unauthorized)", async () => {
+  for (const headers of [{}, { "x-api-key": "sk_sandbox_wrong" }, { authorization: "Bearer nope" }] as Record<string, string>[]) {
+    const { fast, yoga } = await bothPaths({ query: VIEWER }, headers);
+    expect(fast).toEqual(yoga);
+  }
+  const { fast } = await bothPaths({ query: VIEWER }, { "x-api-key": "sk_sandbox_wrong" });
+  expect(fast.status).toBe(401);
+  expect((fast.body as any).errors[0].extensions.code).toBe("unauthorized");
+  expect((fast.body as any).errors[0].extensions.http).toBeUndefined(); // internals stay out of the body
+});
+
+test("an idempotent mutation replays with Idempotent-Replayed on the fast path as on Yoga's", async () => {
+  const q = { query: 'mutation { createCart(customerEmail: "fast@example.com") { id customerEmail } }' };
+  const fastKey = { ...key(), "idempotency-key": "fast-1" };
+  const yogaKey = { ...key(), "idempotency-key": "yoga-1" };
+  const first = await bothPaths(q, fastKey, yogaKey);
+  expect(first.servedFast).toBe(1);
+  expect(first.fast.status).toBe(first.yoga.status);
+  expect(first.fast.replayed).toBeNull();
+  const again = await bothPaths(q, fastKey, yogaKey);
+  expect(again.fast.replayed).toBe("true");
+  expect(again.yoga.replayed).toBe("true");
+  expect(again.fast.body).toEqual(first.fast.body);
+  expect(again.yoga.body).toEqual(first.yoga.body);
+});
+
+test("requests the fast path leaves to Yoga: GET, other content types, event streams, subscriptions, batches", async () => {
+  const before = fastPathStats.served;
+  await fetch(`${t.url}/graphql?query=${encodeURIComponent("{ viewer { type } }")}`, { headers: { ...key(), accept: "application/json" } });
+  await post(JSON.stringify({ query: VIEWER }), { ...key(), accept: "text/event-stream" });
+  await post(JSON.stringify({ query: "subscription { orderUpdated(id: \"00000000-0000-4000-8000-000000000000\") { type } }" }), key());
+  await post(JSON.stringify([{ query: VIEWER }]), key());
+  await post(JSON.stringify({ query: VIEWER, extra: 1 }), key());
+  const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...key(), "content-type": "application/graphql+json" }, body: JSON.stringify({ query: VIEWER }) });
+  await res.text();
+  expect(fastPathStats.served).toBe(before);
+});
+
+test("the media type Yoga would pick for a regular result", () => {
+  expect(regularMediaType(undefined)).toBe("application/json");
+  expect(regularMediaType("*/*")).toBe("application/json");
+  expect(regularMediaType("application/json")).toBe("application/json");
+  expect(regularMediaType("application/graphql-response+json, application/json")).toBe("application/graphql-response+json");
+  expect(regularMediaType("application/json, application/graphql-response+json")).toBe("application/json");
+  expect(regularMediaType("application/*")).toBe("application/json");
+  expect(regularMediaType("application/json; charset=latin1, application/graphql-response+json")).toBe("application/graphql-response+json");
+  expect(regularMediaType("text/event-stream")).toBeNull();
+  expect(regularMediaType("multipart/mixed")).toBeNull();
+  expect(regularMediaType("image/png")).toBeNull();
+});
