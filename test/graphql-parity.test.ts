@@ -47,6 +47,13 @@ const GRAPHQL_FOR: Record<string, string> = {
   "POST /carts/:id/shipping": "Mutation.selectCartShipping",
   "DELETE /carts/:id/shipping": "Mutation.clearCartShipping",
   "PUT /carts/:id/tax-lines": "Mutation.replaceCartTaxLines",
+  "POST /carts/:id/discount": "Mutation.applyCartDiscount",
+  "DELETE /carts/:id/discount": "Mutation.removeCartDiscount",
+  // discounts
+  "POST /discounts": "Mutation.createDiscount",
+  "GET /discounts": "Query.discounts",
+  "GET /discounts/:id": "Query.discount",
+  "PATCH /discounts/:id": "Mutation.updateDiscount",
   // shipping and tax
   "GET /shipping-tax/settings": "Query.shippingTaxSettings",
   "PUT /shipping-tax/settings": "Mutation.replaceShippingTaxSettings",

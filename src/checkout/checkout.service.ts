@@ -12,6 +12,7 @@ import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
 import { processorFor } from "../payments/processor";
+import { applyCodeToCart, recordSessionDiscount, redeemCartDiscount } from "../discounts/discounts.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
@@ -70,6 +71,7 @@ export function sessionView(s: CheckoutSession, checkoutUrl: string) {
     returnUrl: s.returnUrl,
     cancelUrl: s.cancelUrl,
     paymentTerms: { netN: s.netN },
+    discountCode: s.discountCode,
     metadata: s.metadata,
     orderId: s.orderId,
     paymentId: s.paymentId,
@@ -91,9 +93,6 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   if (input.recurring !== undefined) {
     throw new DomainError("recurring_not_supported", 422, "Recurring checkout (subscriptions) is not available yet", { field: "recurring" });
   }
-  if (input.discountCode) {
-    throw new DomainError("discount_invalid", 422, `Discount code "${input.discountCode}" is not valid for this cart`, { code: input.discountCode });
-  }
   return withTx(ctx, async (tx) => {
     let cartId = input.cartId;
     if (!cartId) {
@@ -107,6 +106,8 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
     }
     if (cart.lineItems.length === 0) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
+    // discountCode: validated now and applied to the cart (422 discount_invalid); redeemed when the order is created.
+    const discounted = input.discountCode ? await applyCodeToCart(tx, t, principalEventTenant(tx), cart, input.discountCode, "checkout_session") : cart;
     const connectors = await activeConnectors(tx, t);
     const available = METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
     const allowedMethods = input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
@@ -124,7 +125,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       metadata: input.metadata ?? {},
     });
     await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
-    return session;
+    return input.discountCode ? recordSessionDiscount(tx, session, discounted) : session;
   });
 }
 
@@ -337,6 +338,8 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         await recordEvent(tx, tenant, "order.created", { orderId, checkoutSessionId: s0.id, cartId: cart.id, total: placed.total, currency: cart.currency, customerId: customer?.id ?? null });
         // A quote's checkout: the quote is converted in the transaction that creates its order.
         if (s0.quoteId) await convertQuoteForOrder(tx, tenant, s0.quoteId, orderId);
+        // The cart's promotion code is counted with the order (422 discount_invalid when it ran out meanwhile).
+        if (cart.appliedDiscount) await redeemCartDiscount(tx, { orderId, cart });
       } else {
         // The cart already has an order: this session's, when an earlier attempt was declined (the retry pays the
         // same order), or another session's, which ends this one.

@@ -8,6 +8,7 @@ import "../events/events.schema";
 import "../webhooks/webhooks.schema";
 import "../customers/customers.schema";
 import "../carts/carts.schema";
+import "../discounts/discounts.schema";
 import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";

@@ -7,6 +7,7 @@ import { addItemInput, updateItemInput } from "../carts/cart-items.service";
 import { createCartInput, replaceTaxLinesInput, selectShippingInput, updateCartInput } from "../carts/carts.service";
 import { completeInput, createSessionInput, embedTokenInput } from "../checkout/checkout.service";
 import { createCustomerInput } from "../customers/customers.service";
+import { applyDiscountInput, createDiscountInput, discountListQuery, updateDiscountInput } from "../discounts/discounts.service";
 import { eventFilters } from "../events/events.service";
 import { orderFilters } from "../orders/orders.service";
 import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
@@ -127,6 +128,13 @@ function registerAll(reg: OpenAPIRegistry) {
   r("delete", "/carts/{id}/shipping", { tag: "carts", summary: "Clear the shipping selection", params: id, ok: [200, S.Cart] });
   r("put", "/carts/{id}/tax-lines", { tag: "carts", summary: "Replace the cart-level tax lines", params: id, body: replaceTaxLinesInput, ok: [200, S.Cart] });
   // shipping and tax
+  // discounts
+  r("post", "/discounts", { tag: "discounts", summary: "Create a promotion code (409 discount_code_taken: codes are unique case-insensitively)", body: createDiscountInput, ok: [201, S.Discount] });
+  r("get", "/discounts", { tag: "discounts", summary: "Discounts, newest first", query: discountListQuery, ok: [200, S.Discount, "page"] });
+  r("get", "/discounts/{id}", { tag: "discounts", summary: "A discount", params: id, ok: [200, S.Discount] });
+  r("patch", "/discounts/{id}", { tag: "discounts", summary: "Change a discount (null clears currency, dates, maxRedemptions, minSubtotal)", params: id, body: updateDiscountInput, ok: [200, S.Discount] });
+  r("post", "/carts/{id}/discount", { tag: "carts", summary: "Apply a promotion code (422 discount_invalid with details.reason)", params: id, body: applyDiscountInput, ok: [200, S.Cart] });
+  r("delete", "/carts/{id}/discount", { tag: "carts", summary: "Remove the promotion code", params: id, ok: [200, S.Cart] });
   r("get", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Flat rates and the tax table", ok: [200, S.ShippingTaxSettings] });
   r("put", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Replace flat rates and the tax table", body: settingsInput, ok: [200, S.ShippingTaxSettings] });
   r("post", "/shipping-tax/carts/{cartId}/calculate", { tag: "shipping-tax", summary: "Shipping methods, tax lines and totals for a cart (body errors are 400)", params: { cartId: "Cart" }, body: calculateInput, ok: [200, S.Calculation] });
