@@ -77,6 +77,7 @@ const GRAPHQL_FOR: Record<string, string> = {
   "POST /payments/:id/refund": "Mutation.refundPayment",
   "POST /payments/:id/mark-failed": "Mutation.markPaymentFailed",
   "POST /test-processor/payments/:id/resolve": "Mutation.resolveTestPayment",
+  "POST /test-processor/charges": "Mutation.createTestProcessorCharge",
   // applications
   "GET /applications/:id": "Query.application",
   "PATCH /applications/:id": "Mutation.updateApplication",

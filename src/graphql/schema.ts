@@ -12,6 +12,7 @@ import "../discounts/discounts.schema";
 import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";
+import "../payments/processor-proxy.schema";
 import "../orders/orders.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";

@@ -11,6 +11,7 @@ import { applyDiscountInput, createDiscountInput, discountListQuery, updateDisco
 import { eventFilters } from "../events/events.service";
 import { orderFilters } from "../orders/orders.service";
 import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
+import { createChargeInput } from "../payments/processor-proxy.service";
 import { createApiKeyInput } from "../platform/api-keys.service";
 import { updateApplicationInput } from "../platform/applications.service";
 import { createConnectorInput } from "../platform/connectors.service";
@@ -190,6 +191,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("delete", "/email-templates/{name}", { tag: "mail", summary: "Back to the default template (idempotent)", params: name, ok: [200, S.EmailTemplate] });
   r("post", "/email-templates/{name}/preview", { tag: "mail", summary: "The template rendered with sample values (or those sent), as subject, HTML and text", params: name, body: previewInput, ok: [200, S.RenderedEmail] });
   r("post", "/quote-requests", { tag: "quotes", summary: "Keyless: a buyer's request through a form token (202 alike for every accepted submission)", keyless: true, body: quoteRequestInput, ok: [202, S.QuoteRequestReceipt] });
+  r("post", "/test-processor/charges", { tag: "payments", summary: "Mint a charge as if a buyer paid on the test processor's page, for a processor_proxy checkout (non-production)", body: createChargeInput, ok: [201, S.TestProcessorCharge] });
   r("post", "/test-processor/payments/{id}/resolve", { tag: "payments", summary: "Resolve a test-processor payment awaiting 3-D Secure (non-production)", params: id, body: resolveInput, ok: [200, S.Payment] });
 }
 

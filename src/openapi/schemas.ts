@@ -182,6 +182,10 @@ export const Discount = z
   })
   .meta({ id: "Discount" });
 
+export const TestProcessorCharge = z
+  .object({ id, amount: money, currency: z.string(), status: z.enum(["captured", "authorized", "failed"]), createdAt: ts })
+  .meta({ id: "TestProcessorCharge" });
+
 export const CheckoutSession = z
   .object({
     id,
