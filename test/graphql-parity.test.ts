@@ -58,6 +58,7 @@ const GRAPHQL_FOR: Record<string, string> = {
   "GET /shipping-tax/settings": "Query.shippingTaxSettings",
   "PUT /shipping-tax/settings": "Mutation.replaceShippingTaxSettings",
   "POST /shipping-tax/carts/:cartId/calculate": "Mutation.calculateCart",
+  "POST /shipping-tax/estimate": "Mutation.estimate",
   // checkout
   "POST /checkout/sessions": "Mutation.createCheckoutSession",
   "POST /checkout-sessions/embed-token": "Mutation.createCheckoutEmbedToken",

@@ -10,6 +10,7 @@ import "../customers/customers.schema";
 import "../carts/carts.schema";
 import "../discounts/discounts.schema";
 import "../shipping-tax/shipping-tax.schema";
+import "../shipping-tax/estimate.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";
 import "../payments/processor-proxy.schema";

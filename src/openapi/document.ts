@@ -24,6 +24,7 @@ import { commentInput, createQuoteInput, issueQuoteInput, quoteListFilters, upda
 import { createEnvironmentInput, listEnvironmentsQuery } from "../platform/environments.service";
 import { pageQuery } from "../shared/pagination";
 import { calculateInput, settingsInput } from "../shipping-tax/shipping-tax.service";
+import { estimateInput } from "../shipping-tax/estimate.service";
 import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput } from "../webhooks/endpoints.service";
 import * as S from "./schemas";
 
@@ -138,6 +139,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("delete", "/carts/{id}/discount", { tag: "carts", summary: "Remove the promotion code", params: id, ok: [200, S.Cart] });
   r("get", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Flat rates and the tax table", ok: [200, S.ShippingTaxSettings] });
   r("put", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Replace flat rates and the tax table", body: settingsInput, ok: [200, S.ShippingTaxSettings] });
+  r("post", "/shipping-tax/estimate", { tag: "shipping-tax", summary: "Price a storefront basket from a browser: publishable key (pk_…) as quoteToken and/or X-API-Key; secret keys 403; 401 invalid_quote_token; 404 store_not_found", body: estimateInput, ok: [200, S.ShippingTaxEstimate] });
   r("post", "/shipping-tax/carts/{cartId}/calculate", { tag: "shipping-tax", summary: "Shipping methods, tax lines and totals for a cart (body errors are 400)", params: { cartId: "Cart" }, body: calculateInput, ok: [200, S.Calculation] });
   // checkout
   r("post", "/checkout/sessions", { tag: "checkout", summary: "Open a checkout session for a cart", body: createSessionInput, ok: [201, S.CheckoutSession] });

@@ -182,6 +182,21 @@ export const Discount = z
   })
   .meta({ id: "Discount" });
 
+const EstimateNote = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+export const ShippingTaxEstimate = z
+  .object({
+    kind: z.literal("quote"),
+    status: z.enum(["estimated", "final", "failed"]),
+    currency: z.string(),
+    shipping: z.object({ methods: z.array(ShippingRate), selectedMethod: nullable(ShippingRate) }),
+    tax: z.object({ taxTotal: money, lines: z.array(TaxLine) }),
+    totals: z.object(totals),
+    prompts: z.array(EstimateNote),
+    warnings: z.array(EstimateNote),
+    errors: z.array(EstimateNote),
+  })
+  .meta({ id: "ShippingTaxEstimate" });
+
 export const TestProcessorCharge = z
   .object({ id, amount: money, currency: z.string(), status: z.enum(["captured", "authorized", "failed"]), createdAt: ts })
   .meta({ id: "TestProcessorCharge" });

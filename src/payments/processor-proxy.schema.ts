@@ -17,7 +17,7 @@ const ChargeRef = builder.objectRef<ChargeV>("TestProcessorCharge").implement({
     id: t.exposeID("id", { description: "The processorTransactionId to complete a processor_proxy checkout with" }),
     amount: t.exposeInt("amount", { description: "Minor units" }),
     currency: t.exposeString("currency"),
-    status: t.field({ type: ChargeStatusEnum, resolve: (c) => c.status }),
+    status: t.field({ type: ChargeStatusEnum, description: "captured, authorized or failed", resolve: (c) => c.status }),
     createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
   }),
 });
