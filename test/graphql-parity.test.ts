@@ -47,10 +47,18 @@ const GRAPHQL_FOR: Record<string, string> = {
   "POST /carts/:id/shipping": "Mutation.selectCartShipping",
   "DELETE /carts/:id/shipping": "Mutation.clearCartShipping",
   "PUT /carts/:id/tax-lines": "Mutation.replaceCartTaxLines",
+  "POST /carts/:id/discount": "Mutation.applyCartDiscount",
+  "DELETE /carts/:id/discount": "Mutation.removeCartDiscount",
+  // discounts
+  "POST /discounts": "Mutation.createDiscount",
+  "GET /discounts": "Query.discounts",
+  "GET /discounts/:id": "Query.discount",
+  "PATCH /discounts/:id": "Mutation.updateDiscount",
   // shipping and tax
   "GET /shipping-tax/settings": "Query.shippingTaxSettings",
   "PUT /shipping-tax/settings": "Mutation.replaceShippingTaxSettings",
   "POST /shipping-tax/carts/:cartId/calculate": "Mutation.calculateCart",
+  "POST /shipping-tax/estimate": "Mutation.estimate",
   // checkout
   "POST /checkout/sessions": "Mutation.createCheckoutSession",
   "POST /checkout-sessions/embed-token": "Mutation.createCheckoutEmbedToken",
@@ -70,6 +78,7 @@ const GRAPHQL_FOR: Record<string, string> = {
   "POST /payments/:id/refund": "Mutation.refundPayment",
   "POST /payments/:id/mark-failed": "Mutation.markPaymentFailed",
   "POST /test-processor/payments/:id/resolve": "Mutation.resolveTestPayment",
+  "POST /test-processor/charges": "Mutation.createTestProcessorCharge",
   // applications
   "GET /applications/:id": "Query.application",
   "PATCH /applications/:id": "Mutation.updateApplication",

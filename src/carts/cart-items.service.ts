@@ -11,6 +11,7 @@ import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { assertCartFits, assertCartTotalsFit } from "./carts.service";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
+import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
 
 export const MAX_LINE_ITEMS = 250;
 export const LINE_ITEM_TYPES = ["product", "subscription", "service", "ticket", "donation", "custom"] as const;
@@ -157,6 +158,7 @@ export async function updateLineItem(ctx: Ctx, cartId: string, id: string, body:
       data: { ...next, ...(input.metadata !== undefined ? { metadata: input.metadata as object } : {}) },
     });
     await assertCartTotalsFit(tx, cartId);
+    if (input.quantity !== undefined || input.unitPrice !== undefined) await dropDiscountBelowMinimum(tx, cartId);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_updated", {
       cartId,
       lineItemId: item.id,
@@ -175,6 +177,7 @@ export async function removeLineItem(ctx: Ctx, cartId: string, id: string) {
     await lockEditableCart(tx, t, cartId);
     const item = await findItem(tx, cartId, id);
     await tx.db.cartLineItem.delete({ where: { id: item.id } });
+    await dropDiscountBelowMinimum(tx, cartId);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_removed", { cartId, lineItemId: item.id, referenceId: item.referenceId });
   });
 }

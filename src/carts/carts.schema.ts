@@ -73,7 +73,7 @@ export const CartRef = builder.objectRef<CartV>("Cart").implement({
     externalCartId: t.exposeString("externalCartId", { nullable: true, description: "Your own cart id, for carts created by an embed session" }),
     lineItems: t.field({ type: [CartLineItem], description: "Lines, oldest first", resolve: (c) => c.lineItems }),
     subtotal: t.exposeInt("subtotal", { description: "Sum of unitPrice × quantity, minor units" }),
-    discountTotal: t.exposeInt("discountTotal", { description: "Sum of the lines' discounts, minor units" }),
+    discountTotal: t.exposeInt("discountTotal", { description: "The lines' discounts plus the applied promotion code's amount, minor units" }),
     shippingTotal: t.exposeInt("shippingTotal", { description: "The selected shipping rate, 0 when none" }),
     taxTotal: t.exposeInt("taxTotal", { description: "The lines' own tax plus the cart's tax lines" }),
     total: t.exposeInt("total", { description: "subtotal - discountTotal + shippingTotal + taxTotal" }),

@@ -10,6 +10,7 @@ import { type Address, addressSchema, canonicalAddress, metadataSchema } from ".
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount, currencyCode, lineTotal, MAX_AMOUNT, sum } from "../shared/money";
+import { appliedDiscountView, discountAmountOn, snapshotOf } from "../discounts/amount";
 import { cartErrors } from "./carts.errors";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
 
@@ -117,17 +118,29 @@ export interface CartTotals {
   total: number;
 }
 
-/** subtotal - discountTotal + shippingTotal + taxTotal; tax is the lines' own tax plus the cart's tax lines. */
+/**
+ * subtotal - discountTotal + shippingTotal + taxTotal; tax is the lines' own tax plus the cart's tax lines. The
+ * discount total is the lines' own discounts plus the applied promotion code's amount (a cart-level discount on
+ * what the lines' discounts leave).
+ */
 export function cartTotals(cart: {
   lineItems: Pick<CartLineItem, "unitPrice" | "quantity" | "taxAmount" | "discountAmount">[];
   selectedShipping: SelectedShipping | null;
   taxLines: TaxLine[];
+  appliedDiscount?: unknown;
 }): CartTotals {
   const subtotal = sum(cart.lineItems.map((l) => lineTotal({ unitPrice: l.unitPrice, quantity: l.quantity })));
-  const discountTotal = sum(cart.lineItems.map((l) => l.discountAmount));
+  const lineDiscounts = sum(cart.lineItems.map((l) => l.discountAmount));
+  const code = snapshotOf(cart.appliedDiscount);
+  const discountTotal = lineDiscounts + (code ? discountAmountOn(code, subtotal - lineDiscounts) : 0);
   const shippingTotal = cart.selectedShipping?.rateAmount ?? 0;
   const taxTotal = sum(cart.lineItems.map((l) => l.taxAmount)) + sum(cart.taxLines.map((t) => t.amount));
   return { subtotal, discountTotal, shippingTotal, taxTotal, total: subtotal - discountTotal + shippingTotal + taxTotal };
+}
+
+/** What a promotion code applies to: the subtotal less the lines' own discounts. */
+export function codeDiscountBase(lineItems: Pick<CartLineItem, "unitPrice" | "quantity" | "discountAmount">[]): number {
+  return sum(lineItems.map((l) => l.unitPrice * l.quantity - l.discountAmount));
 }
 
 export function lineItemView(l: CartLineItem) {
@@ -160,8 +173,8 @@ export function cartView(cart: CartWithItems) {
     customerEmail: cart.customer?.email ?? cart.customerEmail,
     externalCartId: cart.externalCartId,
     lineItems: cart.lineItems.map(lineItemView),
-    ...cartTotals({ lineItems: cart.lineItems, selectedShipping, taxLines }),
-    appliedDiscount: cart.appliedDiscount ?? null,
+    ...cartTotals({ lineItems: cart.lineItems, selectedShipping, taxLines, appliedDiscount: cart.appliedDiscount }),
+    appliedDiscount: appliedDiscountView(cart.appliedDiscount, codeDiscountBase(cart.lineItems)),
     selectedShipping,
     taxLines,
     shippingAddress: cart.shippingAddress ?? null,

@@ -38,6 +38,7 @@ const SessionRef = builder.objectRef<SessionV>("CheckoutSession").implement({
     status: t.field({ type: SessionStatusEnum, description: "open until completed or expired", resolve: (s) => s.status as "open" | "completed" | "expired" }),
     cartId: t.exposeID("cartId", { description: "The cart being paid for" }),
     hostedUrl: t.exposeString("hostedUrl", { description: "The hosted payment page to send the buyer to" }),
+    discountCode: t.exposeString("discountCode", { nullable: true, description: "The promotion code named at creation (applied to the cart; redeemed with the order)" }),
     embedUrl: t.exposeString("embedUrl", { description: "The same page for an iframe (needs an embed token)" }),
     allowedMethods: t.field({ type: [PaymentMethodEnum], description: "Methods the buyer may use", resolve: (s) => s.allowedMethods as Method[] }),
     collect: t.field({ type: CollectRef, description: "Addresses the page asks for", resolve: (s) => s.collect }),

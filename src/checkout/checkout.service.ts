@@ -12,6 +12,8 @@ import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
 import { processorFor } from "../payments/processor";
+import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";
+import { applyCodeToCart, recordSessionDiscount, redeemCartDiscount } from "../discounts/discounts.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
@@ -19,10 +21,12 @@ import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
 
-export const METHODS = ["card", "net30"] as const;
+export const METHODS = ["card", "net30", "processor_proxy"] as const;
 type Method = (typeof METHODS)[number];
-const CONNECTOR_KIND: Record<Method, "card" | "invoice_terms"> = { card: "card", net30: "invoice_terms" };
-const DISPLAY: Record<Method, string> = { card: "Card", net30: "Net 30 invoice" };
+/** What a session offers when allowedMethods is not sent: processor_proxy is only offered when asked for. */
+const DEFAULT_METHODS: readonly Method[] = ["card", "net30"];
+const CONNECTOR_KIND: Record<Method, "card" | "invoice_terms"> = { card: "card", net30: "invoice_terms", processor_proxy: "card" };
+const DISPLAY: Record<Method, string> = { card: "Card", net30: "Net 30 invoice", processor_proxy: "Pay on the processor's page" };
 /** A claim older than this belongs to a request that died; the next complete may take it over. */
 export const STALE_CLAIM_MS = 60_000;
 
@@ -49,7 +53,7 @@ export const createSessionInput = z.strictObject({
       metadata: metadataSchema.optional(),
     })
     .optional(),
-  allowedMethods: z.array(z.enum(METHODS)).min(1).max(2).optional(),
+  allowedMethods: z.array(z.enum(METHODS)).min(1).max(3).optional(),
   paymentTerms: z.strictObject({ netN: z.number().int().min(0).max(365).nullable() }).optional(),
   recurring: z.unknown().optional(),
   collect: z.strictObject({ shippingAddress: z.boolean().optional(), billingAddress: z.boolean().optional() }).optional(),
@@ -70,6 +74,7 @@ export function sessionView(s: CheckoutSession, checkoutUrl: string) {
     returnUrl: s.returnUrl,
     cancelUrl: s.cancelUrl,
     paymentTerms: { netN: s.netN },
+    discountCode: s.discountCode,
     metadata: s.metadata,
     orderId: s.orderId,
     paymentId: s.paymentId,
@@ -91,9 +96,6 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   if (input.recurring !== undefined) {
     throw new DomainError("recurring_not_supported", 422, "Recurring checkout (subscriptions) is not available yet", { field: "recurring" });
   }
-  if (input.discountCode) {
-    throw new DomainError("discount_invalid", 422, `Discount code "${input.discountCode}" is not valid for this cart`, { code: input.discountCode });
-  }
   return withTx(ctx, async (tx) => {
     let cartId = input.cartId;
     if (!cartId) {
@@ -107,8 +109,10 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
     }
     if (cart.lineItems.length === 0) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
+    // discountCode: validated now and applied to the cart (422 discount_invalid); redeemed when the order is created.
+    const discounted = input.discountCode ? await applyCodeToCart(tx, t, principalEventTenant(tx), cart, input.discountCode, "checkout_session") : cart;
     const connectors = await activeConnectors(tx, t);
-    const available = METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
+    const available = DEFAULT_METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
     const allowedMethods = input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
     const session = await insertSession(tx, t, {
       cartId: cart.id,
@@ -124,7 +128,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       metadata: input.metadata ?? {},
     });
     await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
-    return session;
+    return input.discountCode ? recordSessionDiscount(tx, session, discounted) : session;
   });
 }
 
@@ -302,11 +306,19 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (s0.collectBilling && !billingAddress) missing.push("billingAddress");
   if (method === "card" && !input.paymentToken) missing.push("paymentToken");
   if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
+  if (method === "processor_proxy" && !input.processorTransactionId) missing.push("processorTransactionId");
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   if (method === "card") checkDeclines(ctx, s0.id);
   // Deposit terms: the balance becomes a Net-N invoice, so the invoice connection must be there before any charge.
   const balanceConnector = s0.depositAmount !== null ? await ctx.db.connector.findFirst({ where: { applicationId: s0.applicationId, environmentId: s0.environmentId, kind: "invoice_terms", status: "active" }, orderBy: { createdAt: "asc" } }) : null;
   if (s0.depositAmount !== null && !balanceConnector) throw new DomainError("no_payment_connection", 422, "No active invoice_terms connection for this quote's balance invoice");
+
+  // Processor proxy: the buyer's charge is checked before anything is written (402 payment_failed with details.reason);
+  // the payment row is a card payment recording it.
+  const proxyCharge = method === "processor_proxy"
+    ? await findProxyCharge(ctx, s0, input.processorTransactionId!, { amount: s0.depositAmount ?? cartView(cart as any).total, currency: cart.currency })
+    : null;
+  const rowMethod = method === "processor_proxy" ? "card" : method;
 
   // The claim (single-flight: 409 checkout_in_progress for a racing call, in any process) commits with the order
   // and its pending payment, so a failure before that commit leaves nothing claimed.
@@ -317,7 +329,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
     // 1. The claim, the order (once per session, once per cart) and a pending payment.
     const { orderId, payment, connector } = await withTx(ctx, async (tx) => {
       const tenant = await tenantOf(tx, s0);
-      const placed = await claimAndPlaceOrder(tx, { session: s0, cart, method, email, shippingAddress, billingAddress, now });
+      const placed = await claimAndPlaceOrder(tx, { session: s0, cart, method: rowMethod, email, shippingAddress, billingAddress, now });
       if (!placed.claimed) {
         const s = await findSession(tx, id);
         if (s.status !== "open") throw notOpen(s);
@@ -337,6 +349,8 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         await recordEvent(tx, tenant, "order.created", { orderId, checkoutSessionId: s0.id, cartId: cart.id, total: placed.total, currency: cart.currency, customerId: customer?.id ?? null });
         // A quote's checkout: the quote is converted in the transaction that creates its order.
         if (s0.quoteId) await convertQuoteForOrder(tx, tenant, s0.quoteId, orderId);
+        // The cart's promotion code is counted with the order (422 discount_invalid when it ran out meanwhile).
+        if (cart.appliedDiscount) await redeemCartDiscount(tx, { orderId, cart });
       } else {
         // The cart already has an order: this session's, when an earlier attempt was declined (the retry pays the
         // same order), or another session's, which ends this one.
@@ -358,7 +372,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
             checkoutSessionId: s0.id,
             amount: s0.depositAmount ?? order.total - order.compAmount,
             currency: order.currency,
-            method,
+            method: rowMethod,
             processor: connector.provider,
             connectorId: connector.id,
             netN,
@@ -367,14 +381,25 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
           },
         });
       }
-      await recordEvent(tx, tenant, "payment.pending", { paymentId: payment!.id, orderId, amount: payment!.amount, currency: payment!.currency, method });
+      await recordEvent(tx, tenant, "payment.pending", { paymentId: payment!.id, orderId, amount: payment!.amount, currency: payment!.currency, method: rowMethod });
       return { orderId, payment: payment!, connector };
     });
     claimed = true;
 
     // 2. Money: the processor for cards (outside any transaction); the invoice for Net-N.
     let settled: Payment;
-    if (method === "card") {
+    if (proxyCharge) {
+      settled = await settleProxyCharge(ctx, {
+        sessionId: s0.id,
+        orderId,
+        payment,
+        charge: proxyCharge,
+        then: async (tx, p) => {
+          if (s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
+          await finish(tx, s0.id, orderId, p.id, now);
+        },
+      });
+    } else if (method === "card") {
       const result = await processorFor(connector.provider).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken!, reference: payment.id });
       settled = await withTx(ctx, async (tx) => {
         const p = await applyChargeResult(tx, payment, result);

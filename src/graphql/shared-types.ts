@@ -93,7 +93,7 @@ export const TotalsRef = builder.objectRef<TotalsV>("Totals").implement({
   description: "Amounts in minor units: total = subtotal - discountTotal + shippingTotal + taxTotal",
   fields: (t) => ({
     subtotal: t.exposeInt("subtotal", { description: "Sum of unitPrice × quantity over the lines" }),
-    discountTotal: t.exposeInt("discountTotal", { description: "Sum of the lines' discounts" }),
+    discountTotal: t.exposeInt("discountTotal", { description: "The lines' discounts plus any promotion code's amount" }),
     shippingTotal: t.exposeInt("shippingTotal", { description: "The selected shipping rate, 0 when none" }),
     taxTotal: t.exposeInt("taxTotal", { description: "The lines' own tax plus the cart's tax lines" }),
     total: t.exposeInt("total", { description: "What the buyer pays" }),

@@ -7,9 +7,11 @@ import { addItemInput, updateItemInput } from "../carts/cart-items.service";
 import { createCartInput, replaceTaxLinesInput, selectShippingInput, updateCartInput } from "../carts/carts.service";
 import { completeInput, createSessionInput, embedTokenInput } from "../checkout/checkout.service";
 import { createCustomerInput } from "../customers/customers.service";
+import { applyDiscountInput, createDiscountInput, discountListQuery, updateDiscountInput } from "../discounts/discounts.service";
 import { eventFilters } from "../events/events.service";
 import { orderFilters } from "../orders/orders.service";
 import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
+import { createChargeInput } from "../payments/processor-proxy.service";
 import { createApiKeyInput } from "../platform/api-keys.service";
 import { updateApplicationInput } from "../platform/applications.service";
 import { createConnectorInput } from "../platform/connectors.service";
@@ -22,6 +24,7 @@ import { commentInput, createQuoteInput, issueQuoteInput, quoteListFilters, upda
 import { createEnvironmentInput, listEnvironmentsQuery } from "../platform/environments.service";
 import { pageQuery } from "../shared/pagination";
 import { calculateInput, settingsInput } from "../shipping-tax/shipping-tax.service";
+import { estimateInput } from "../shipping-tax/estimate.service";
 import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput } from "../webhooks/endpoints.service";
 import * as S from "./schemas";
 
@@ -127,8 +130,16 @@ function registerAll(reg: OpenAPIRegistry) {
   r("delete", "/carts/{id}/shipping", { tag: "carts", summary: "Clear the shipping selection", params: id, ok: [200, S.Cart] });
   r("put", "/carts/{id}/tax-lines", { tag: "carts", summary: "Replace the cart-level tax lines", params: id, body: replaceTaxLinesInput, ok: [200, S.Cart] });
   // shipping and tax
+  // discounts
+  r("post", "/discounts", { tag: "discounts", summary: "Create a promotion code (409 discount_code_taken: codes are unique case-insensitively)", body: createDiscountInput, ok: [201, S.Discount] });
+  r("get", "/discounts", { tag: "discounts", summary: "Discounts, newest first", query: discountListQuery, ok: [200, S.Discount, "page"] });
+  r("get", "/discounts/{id}", { tag: "discounts", summary: "A discount", params: id, ok: [200, S.Discount] });
+  r("patch", "/discounts/{id}", { tag: "discounts", summary: "Change a discount (null clears currency, dates, maxRedemptions, minSubtotal)", params: id, body: updateDiscountInput, ok: [200, S.Discount] });
+  r("post", "/carts/{id}/discount", { tag: "carts", summary: "Apply a promotion code (422 discount_invalid with details.reason)", params: id, body: applyDiscountInput, ok: [200, S.Cart] });
+  r("delete", "/carts/{id}/discount", { tag: "carts", summary: "Remove the promotion code", params: id, ok: [200, S.Cart] });
   r("get", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Flat rates and the tax table", ok: [200, S.ShippingTaxSettings] });
   r("put", "/shipping-tax/settings", { tag: "shipping-tax", summary: "Replace flat rates and the tax table", body: settingsInput, ok: [200, S.ShippingTaxSettings] });
+  r("post", "/shipping-tax/estimate", { tag: "shipping-tax", summary: "Price a storefront basket from a browser: publishable key (pk_…) as quoteToken and/or X-API-Key; secret keys 403; 401 invalid_quote_token; 404 store_not_found", body: estimateInput, ok: [200, S.ShippingTaxEstimate] });
   r("post", "/shipping-tax/carts/{cartId}/calculate", { tag: "shipping-tax", summary: "Shipping methods, tax lines and totals for a cart (body errors are 400)", params: { cartId: "Cart" }, body: calculateInput, ok: [200, S.Calculation] });
   // checkout
   r("post", "/checkout/sessions", { tag: "checkout", summary: "Open a checkout session for a cart", body: createSessionInput, ok: [201, S.CheckoutSession] });
@@ -182,6 +193,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("delete", "/email-templates/{name}", { tag: "mail", summary: "Back to the default template (idempotent)", params: name, ok: [200, S.EmailTemplate] });
   r("post", "/email-templates/{name}/preview", { tag: "mail", summary: "The template rendered with sample values (or those sent), as subject, HTML and text", params: name, body: previewInput, ok: [200, S.RenderedEmail] });
   r("post", "/quote-requests", { tag: "quotes", summary: "Keyless: a buyer's request through a form token (202 alike for every accepted submission)", keyless: true, body: quoteRequestInput, ok: [202, S.QuoteRequestReceipt] });
+  r("post", "/test-processor/charges", { tag: "payments", summary: "Mint a charge as if a buyer paid on the test processor's page, for a processor_proxy checkout (non-production)", body: createChargeInput, ok: [201, S.TestProcessorCharge] });
   r("post", "/test-processor/payments/{id}/resolve", { tag: "payments", summary: "Resolve a test-processor payment awaiting 3-D Secure (non-production)", params: id, body: resolveInput, ok: [200, S.Payment] });
 }
 

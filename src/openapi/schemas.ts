@@ -138,7 +138,7 @@ export const Cart = z
     externalCartId: z.string().nullable(),
     lineItems: z.array(CartLineItem),
     ...totals,
-    appliedDiscount: json,
+    appliedDiscount: z.object({ code: z.string(), type: z.enum(["percent", "fixed"]), value: z.number().int(), amount: money }).nullable(),
     selectedShipping: nullable(ShippingRate),
     taxLines: z.array(TaxLine),
     shippingAddress: json,
@@ -164,6 +164,43 @@ export const Calculation = z
   })
   .meta({ id: "Calculation" });
 
+export const Discount = z
+  .object({
+    id,
+    code: z.string(),
+    type: z.enum(["percent", "fixed"]),
+    value: z.number().int(),
+    currency: z.string().nullable(),
+    startsAt: ts.nullable(),
+    endsAt: ts.nullable(),
+    maxRedemptions: z.number().int().nullable(),
+    redemptionCount: z.number().int(),
+    minSubtotal: money.nullable(),
+    active: z.boolean(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "Discount" });
+
+const EstimateNote = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+export const ShippingTaxEstimate = z
+  .object({
+    kind: z.literal("quote"),
+    status: z.enum(["estimated", "final", "failed"]),
+    currency: z.string(),
+    shipping: z.object({ methods: z.array(ShippingRate), selectedMethod: nullable(ShippingRate) }),
+    tax: z.object({ taxTotal: money, lines: z.array(TaxLine) }),
+    totals: z.object(totals),
+    prompts: z.array(EstimateNote),
+    warnings: z.array(EstimateNote),
+    errors: z.array(EstimateNote),
+  })
+  .meta({ id: "ShippingTaxEstimate" });
+
+export const TestProcessorCharge = z
+  .object({ id, amount: money, currency: z.string(), status: z.enum(["captured", "authorized", "failed"]), createdAt: ts })
+  .meta({ id: "TestProcessorCharge" });
+
 export const CheckoutSession = z
   .object({
     id,
@@ -177,6 +214,7 @@ export const CheckoutSession = z
     returnUrl: z.string(),
     cancelUrl: z.string(),
     paymentTerms: z.object({ netN: z.number().int().nullable() }),
+    discountCode: z.string().nullable(),
     metadata: json,
     orderId: id.nullable(),
     paymentId: id.nullable(),

@@ -25,6 +25,7 @@ type Method = (typeof METHODS)[number];
 export const PaymentMethodEnum = describedEnum<Method>("PaymentMethod", "How a buyer pays", {
   card: "A card through the card connector (sandbox test tokens: tok_visa, tok_card_declined, tok_3ds_required)",
   net30: "An invoice payable on Net-N terms through the invoice_terms connector",
+  processor_proxy: "The buyer paid on the processor's own page: complete with processorTransactionId (recorded as a card payment)",
 });
 
 export const PaymentStatusEnum = describedEnum<PaymentStatus>("PaymentStatus", "Where a payment is with the processor", {

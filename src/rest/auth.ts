@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { authenticateRequest } from "../platform/auth.service";
+import { ESTIMATE_PATH, invalidQuoteToken } from "../shipping-tax/estimate.service";
+import { DomainError } from "../shared/errors";
 import { type Deps, makeCtx, reportLimit } from "../shared/context";
 
 /** Resolves the credential (if any) once per request, under the rate limits, and attaches the service context. */
@@ -13,6 +15,10 @@ export function authMiddleware(deps: Deps) {
       authorization: req.get("authorization"),
       applicationId: req.get("x-service-application-id"),
       environmentId: req.get("x-service-environment-id"),
+    }).catch((e: unknown) => {
+      // The publishable-key estimate names its own 401: invalid_quote_token.
+      if (req.path === ESTIMATE_PATH && e instanceof DomainError && e.status === 401) throw invalidQuoteToken();
+      throw e;
     });
     ctx.principal = principal;
     reportLimit(ctx, limit);

@@ -3,11 +3,13 @@
 import type { Router } from "express";
 import { cartsRouter } from "../carts/carts.rest";
 import { checkoutRouter } from "../checkout/checkout.rest";
+import { discountsRouter } from "../discounts/discounts.rest";
 import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
 import { mailRouter } from "../mail/mail.rest";
 import { ordersRouter } from "../orders/orders.rest";
 import { paymentsRouter } from "../payments/payments.rest";
+import { processorProxyRouter } from "../payments/processor-proxy.rest";
 import { platformRouter } from "../platform/platform.rest";
 import { quotesRouter } from "../quotes/quotes.rest";
 import { shippingTaxRouter } from "../shipping-tax/shipping-tax.rest";
@@ -16,7 +18,7 @@ import { webhooksRouter } from "../webhooks/webhooks.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), quotesRouter(), mailRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), processorProxyRouter(), quotesRouter(), mailRouter()];
 }
 
 export interface RouteInfo {

@@ -156,13 +156,13 @@ export function calculateForCart(cart: CartWithItems, config: ShippingTaxConfig,
   const address = (cart.shippingAddress ?? cart.billingAddress) as { countryCode?: string } | null;
   const country = address?.countryCode ?? null;
   const rate = country ? config.taxRates[country] : undefined;
-  const base = cartTotals({ lineItems: cart.lineItems, selectedShipping: selectedMethod, taxLines: [] });
+  const base = cartTotals({ lineItems: cart.lineItems, selectedShipping: selectedMethod, taxLines: [], appliedDiscount: cart.appliedDiscount });
   const taxable = Math.max(0, base.subtotal - base.discountTotal + base.shippingTotal);
   const lines: TaxLine[] = rate && country ? [{ name: rate.name ?? "Tax", amount: applyBps(taxable, rate.rateBps), rateBps: rate.rateBps, jurisdiction: country }] : [];
   return {
     shipping: { methods, selectedMethod },
     tax: { lines },
-    totals: cartTotals({ lineItems: cart.lineItems, selectedShipping: selectedMethod, taxLines: lines }),
+    totals: cartTotals({ lineItems: cart.lineItems, selectedShipping: selectedMethod, taxLines: lines, appliedDiscount: cart.appliedDiscount }),
   };
 }
 
