@@ -96,7 +96,7 @@ const FulfillmentSummary = builder.objectRef<OrderV["fulfillmentSummary"]>("Orde
   }),
 });
 
-const OrderRef = builder.objectRef<OrderV>("Order").implement({
+export const OrderRef = builder.objectRef<OrderV>("Order").implement({
   description: "What a buyer bought: lines, totals and payments, made by completing a checkout session",
   fields: (t) => ({
     id: t.exposeID("id"),

@@ -7,6 +7,7 @@ import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
 import { mailRouter } from "../mail/mail.rest";
 import { ordersRouter } from "../orders/orders.rest";
+import { orderOpsRouter } from "../orders/order-ops.rest";
 import { paymentsRouter } from "../payments/payments.rest";
 import { platformRouter } from "../platform/platform.rest";
 import { quotesRouter } from "../quotes/quotes.rest";
@@ -16,7 +17,7 @@ import { webhooksRouter } from "../webhooks/webhooks.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), quotesRouter(), mailRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), quotesRouter(), mailRouter()];
 }
 
 export interface RouteInfo {
