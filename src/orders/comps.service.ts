@@ -42,13 +42,14 @@ export async function compOrder(ctx: Ctx, id: string, body: unknown) {
     await syncOrderAfterPayment(tx, o.id, actor);
     return o;
   });
-  const app = await ctx.db.application.findUnique({ where: { id: comped.applicationId }, select: { name: true } });
+  let merchantName: string | undefined;
   const paymentActions = await voidOpenAuthorizations(ctx, comped.id, async (tx, p: Payment) => {
     if (!comped.email) return;
+    merchantName ??= (await tx.db.application.findUnique({ where: { id: comped.applicationId }, select: { name: true } }))?.name ?? "";
     queueEmail(tx, comped, {
       template: "customer.order_comp_voided",
       to: [comped.email],
-      vars: { quoteNumber: "", merchantName: app?.name ?? "", customerEmail: comped.email, total: formatMoney(p.amount, p.currency), reason: input.reason },
+      vars: { quoteNumber: "", merchantName, customerEmail: comped.email, total: formatMoney(p.amount, p.currency), reason: input.reason },
       cause: `comp_void:${p.id}`,
     });
   });
