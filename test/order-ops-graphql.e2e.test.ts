@@ -1,6 +1,8 @@
 // Order operations over GraphQL: the same services as REST, each mutation returning the re-read order (with
 // paymentActions, refunds or the adjustment), and every error code of these routes in extensions.code; scopes and
 // tenancy as over REST.
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
@@ -144,4 +146,21 @@ test("scopes (insufficient_scopes) and another tenant's order (not_found) for ev
   expect(codeOf(await gql(CreateDraftOrderDocument, { lineItems: [{ name: "x", unitPrice: 1, quantity: 1 }] }, reader))).toBe("insufficient_scopes");
   c = { key: other.apiKey };
   for (const call of calls(o.id)) expect(codeOf(await call())).toBe("not_found");
+});
+
+test("orderUpdated(id) fires for each order operation: hold, release, PATCH, status", async () => {
+  const o = await paid();
+  const ws = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": demo.apiKey }, retryAttempts: 0, lazy: true });
+  const it = ws.iterate({ query: `subscription($id: ID!) { orderUpdated(id: $id) { id status onHold compAmount notes } }`, variables: { id: o.id } });
+  expect(((await it.next()).value as any).data.orderUpdated).toMatchObject({ status: "processing", onHold: false });
+  const step = async (run: () => Promise<unknown>, want: Record<string, unknown>) => {
+    const next = it.next();
+    await run();
+    expect(((await next).value as any).data.orderUpdated).toMatchObject(want);
+  };
+  await step(() => gql(HoldOrderDocument, { id: o.id, reason: "look" }, cred), { onHold: true });
+  await step(() => gql(ReleaseOrderHoldDocument, { id: o.id }, cred), { onHold: false });
+  await step(() => gql(UpdateOrderDocument, { id: o.id, notes: "live" }, cred), { notes: "live" });
+  await step(() => gql(SetOrderStatusDocument, { id: o.id, status: "fulfilled" }, cred), { status: "fulfilled" });
+  await ws.dispose();
 });

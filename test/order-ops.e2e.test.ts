@@ -2,6 +2,8 @@
 // its payment actions, PATCH, holds, comps, manual payments, order refunds and line edits; every error code these
 // routes name; cross-tenant 404 and 403 insufficient_scopes for every new route; bad input never a 5xx.
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
+import { termsHash } from "../src/checkout/checkout.service";
+import { randomToken, sha256Hex } from "../src/shared/crypto";
 import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 
@@ -230,10 +232,45 @@ describe("comps", () => {
     expect([nothing.status, nothing.body.error.code]).toEqual([422, "validation_error"]);
   });
 
-  test("dashboard sessions need application:orders:comp and application:payments:record (owner has them)", async () => {
+  test("dashboard sessions need application:orders:comp and application:payments:record: developer 403 permission_denied, finance and owner allowed", async () => {
+    const headers = { "x-service-environment-id": demo.environments.sandbox.id };
+    const sessionFor = async (role: string) => {
+      const user = await t.deps.prisma.user.create({ data: { email: `${role}-${randomToken(6)}@example.com` } });
+      const member = await t.deps.prisma.member.create({
+        data: { workspaceId: demo.workspaceId, userId: user.id, workspaceRole: null, applicationRoles: [{ applicationId: demo.applicationId, role }], environmentGrants: { grantType: "all" } },
+      });
+      const token = `dst_${randomToken(40)}`;
+      await t.deps.prisma.dashboardSession.create({ data: { memberId: member.id, tokenHash: sha256Hex(token) } });
+      return token;
+    };
+    const developer = await sessionFor("developer");
+    const finance = await sessionFor("finance");
     const o = await draft();
-    const r = await api("POST", `orders/${o.id}/comp`, { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { reason: "owner says" } });
-    expect(r.status).toBe(200);
+    for (const [p, body] of [["comp", { reason: "dev says" }], ["payments/record", { amount: 1, method: "cash" }]] as const) {
+      const r = await api("POST", `orders/${o.id}/${p}`, { token: developer, headers, body });
+      expect([p, r.status, r.body.error?.code]).toEqual([p, 403, "permission_denied"]);
+    }
+    expect((await api("POST", `orders/${o.id}/payments/record`, { token: finance, headers, body: { amount: 100, method: "cash" } })).status).toBe(201);
+    expect((await api("POST", `orders/${o.id}/comp`, { token: finance, headers, body: { reason: "finance says" } })).status).toBe(200);
+    const owner = await draft();
+    expect((await api("POST", `orders/${owner.id}/comp`, { token: demo.dashboardToken, headers, body: { reason: "owner says" } })).status).toBe(200);
+  });
+
+  test("a draft paid on Net-N terms through its checkout: the comp voids the unpaid invoice and emails the buyer", async () => {
+    const o = await draft([{ name: "Consulting", unitPrice: 40000, quantity: 1 }]);
+    const co = await api("POST", `orders/${o.id}/checkout`, { key, body: { allowedMethods: ["net30"] } });
+    const terms = { termsHash: termsHash("Net 30"), acceptedAt: new Date().toISOString(), companyName: "Acme", billingEmail: "ap@example.com" };
+    const done = await api("POST", `checkout-sessions/${co.body.data.checkoutSession.id}/complete`, { body: { paymentMethod: "net30", net30Acceptance: terms } });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ orderId: o.id, paymentStatus: "authorized" });
+    const before = await t.deps.prisma.email.count({ where: { template: "customer.order_comp_voided" } });
+    const c = await api("POST", `orders/${o.id}/comp`, { key, body: { reason: "Waived for the pilot" } });
+    expect(c.body.data).toMatchObject({ compAmount: 40000, paymentStatus: "captured", paymentActions: [{ paymentId: done.body.data.paymentId, action: "void", status: "succeeded" }] });
+    const invoice = await api("GET", `payments/${done.body.data.paymentId}`, { key });
+    expect(invoice.body.data.status).toBe("voided");
+    const mail = await t.deps.prisma.email.findMany({ where: { template: "customer.order_comp_voided" }, orderBy: { createdAt: "desc" } });
+    expect(mail.length).toBe(before + 1);
+    expect(mail[0].vars).toMatchObject({ total: "USD 400.00", reason: "Waived for the pilot" });
   });
 });
 
