@@ -164,3 +164,25 @@ test("orderUpdated(id) fires for each order operation: hold, release, PATCH, sta
   await step(() => gql(SetOrderStatusDocument, { id: o.id, status: "fulfilled" }, cred), { status: "fulfilled" });
   await ws.dispose();
 });
+
+test("a held order's checkout takes no payment (order_on_hold); no active card connection is no_payment_connection over REST and GraphQL", async () => {
+  const api = client(t.url);
+  const o = await draft();
+  const co = await gql(CheckoutOrderDocument, { id: o.id }, cred);
+  await gql(HoldOrderDocument, { id: o.id, reason: "verify buyer" }, cred);
+  const blocked = await api("POST", `checkout-sessions/${co.data!.checkoutOrder.checkoutSessionId}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa" } });
+  expect([blocked.status, blocked.body.error.code]).toEqual([409, "order_on_hold"]);
+  expect(await t.deps.prisma.payment.count({ where: { orderId: o.id } })).toBe(0);
+  await gql(ReleaseOrderHoldDocument, { id: o.id }, cred);
+  const paidNow = await api("POST", `checkout-sessions/${co.data!.checkoutOrder.checkoutSessionId}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa" } });
+  expect(paidNow.status).toBe(200);
+
+  // last: the card connection goes away
+  const card = (await t.deps.prisma.connector.findFirst({ where: { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id, kind: "card", status: "active" } }))!;
+  expect((await api("DELETE", `connectors/${card.id}`, { key: demo.apiKey })).status).toBe(200);
+  const d = await draft();
+  const rest = await api("POST", `orders/${d.id}/authorize`, { key: demo.apiKey, body: { paymentToken: "tok_visa" } });
+  expect([rest.status, rest.body.error.code]).toEqual([422, "no_payment_connection"]);
+  expect(codeOf(await gql(AuthorizeOrderDocument, { id: d.id, paymentToken: "tok_visa" }, cred))).toBe("no_payment_connection");
+  expect(await t.deps.prisma.payment.count({ where: { orderId: d.id } })).toBe(0);
+});

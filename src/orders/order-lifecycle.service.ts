@@ -206,8 +206,10 @@ export async function completeOrderCheckout(
         if (cur.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${cur.status}`, { status: cur.status, ...(cur.orderId ? { orderId: cur.orderId, paymentId: cur.paymentId } : {}) });
         throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
       }
+      await tx.db.$executeRaw`SELECT 1 FROM "Order" WHERE id = ${s.payOrderId}::uuid FOR UPDATE`;
       const o = await tx.db.order.findUniqueOrThrow({ where: { id: s.payOrderId! }, include: { payments: true } });
-      await tx.db.$executeRaw`SELECT 1 FROM "Order" WHERE id = ${o.id}::uuid FOR UPDATE`;
+      // A held order takes no payment (it would move its status): the buyer can pay once the hold is released.
+      assertNotOnHold(o);
       if (o.status === "cancelled" || o.status === "closed") throw new DomainError("session_not_open", 422, `The order this session pays is ${o.status}`, { status: s.status, reason: "order_not_payable", orderId: o.id });
       const m = moneyOf(o, o.payments);
       if (m.balance <= 0) throw new DomainError("session_not_open", 422, "Nothing is owed on the order this session pays", { status: s.status, reason: "nothing_owed", orderId: o.id });
