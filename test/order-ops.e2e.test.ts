@@ -136,6 +136,13 @@ describe("status, close, cancel, PATCH", () => {
     const refund = await api("POST", `orders/${c.id}/cancel`, { key, body: { refundCapturedPayments: true } });
     expect(refund.body.data).toMatchObject({ status: "cancelled", paymentStatus: "refunded", refundedAmount: c.total });
     expect(refund.body.data.paymentActions).toEqual([expect.objectContaining({ action: "refund", status: "succeeded", amount: c.total })]);
+    // a refund that cannot start leaves the order cancelled and says so per payment
+    const d = await paidOrder();
+    const pay = (await t.deps.prisma.payment.findFirst({ where: { orderId: d.id } }))!;
+    await t.deps.prisma.payment.update({ where: { id: pay.id }, data: { refundingAmount: 1 } });
+    const busy = await api("POST", `orders/${d.id}/cancel`, { key, body: { refundCapturedPayments: true } });
+    expect(busy.body.data).toMatchObject({ status: "cancelled", paymentStatus: "captured" });
+    expect(busy.body.data.paymentActions).toEqual([{ paymentId: pay.id, action: "refund", status: "failed", amount: d.total, error: expect.objectContaining({ code: "refund_already_in_progress" }) }]);
   });
 
   test("PATCH /orders/{id}: only the four fields; null clears", async () => {

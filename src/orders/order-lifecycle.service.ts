@@ -402,13 +402,17 @@ export async function cancelOrder(ctx: Ctx, id: string, body: unknown) {
   const paymentActions: PaymentAction[] = await voidOpenAuthorizations(ctx, id);
   if (input.refundCapturedPayments) {
     const o = await readOrder(ctx, id);
-    if (moneyOf(o, o.payments).captured - moneyOf(o, o.payments).refunded > 0) {
+    const m = moneyOf(o, o.payments);
+    if (m.captured - m.refunded > 0) {
       try {
         const refunds = await refundCaptured(ctx, id, { reason: input.reason ?? "Order cancelled" });
         for (const r of refunds) paymentActions.push({ paymentId: r.paymentId, action: "refund", status: r.status === "succeeded" ? "succeeded" : "failed", amount: r.amount });
       } catch (e) {
         if (!(e instanceof DomainError)) throw e;
-        paymentActions.push({ paymentId: "", action: "refund", status: "failed", error: { code: e.code, message: e.message } });
+        // the refund could not start (another refund holds the claim): each captured payment reports it
+        for (const p of o.payments.filter((x) => x.capturedAmount - x.refundedAmount > 0)) {
+          paymentActions.push({ paymentId: p.id, action: "refund", status: "failed", amount: p.capturedAmount - p.refundedAmount, error: { code: e.code, message: e.message } });
+        }
       }
     }
   }
