@@ -7,6 +7,7 @@ import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { client, mintKeyVia } from "./helpers/http";
+import { randomToken, sha256Hex } from "../src/shared/crypto";
 import {
   AuthorizeOrderDocument,
   CancelOrderDocument,
@@ -163,6 +164,28 @@ test("orderUpdated(id) fires for each order operation: hold, release, PATCH, sta
   await step(() => gql(UpdateOrderDocument, { id: o.id, notes: "live" }, cred), { notes: "live" });
   await step(() => gql(SetOrderStatusDocument, { id: o.id, status: "fulfilled" }, cred), { status: "fulfilled" });
   await ws.dispose();
+});
+
+test("a dashboard developer lacks application:orders:comp and application:payments:record (permission_denied); huge and wrong inputs are 4xx codes", async () => {
+  const user = await t.deps.prisma.user.create({ data: { email: `dev-${randomToken(6)}@example.com` } });
+  const member = await t.deps.prisma.member.create({
+    data: { workspaceId: demo.workspaceId, userId: user.id, workspaceRole: null, applicationRoles: [{ applicationId: demo.applicationId, role: "developer" }], environmentGrants: { grantType: "all" } },
+  });
+  const token = `dst_${randomToken(40)}`;
+  await t.deps.prisma.dashboardSession.create({ data: { memberId: member.id, tokenHash: sha256Hex(token) } });
+  const dev = { token, headers: { "x-service-environment-id": demo.environments.sandbox.id } };
+  const o = await draft();
+  expect(codeOf(await gql(CompOrderDocument, { id: o.id, reason: "dev says" }, dev))).toBe("permission_denied");
+  expect(codeOf(await gql(ReverseOrderCompDocument, { id: o.id }, dev))).toBe("permission_denied");
+  expect(codeOf(await gql(RecordOrderPaymentDocument, { id: o.id, amount: 1, method: "cash" }, dev))).toBe("permission_denied");
+  expect(codeOf(await gql(HoldOrderDocument, { id: o.id, reason: "x".repeat(100_000) }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(CompOrderDocument, { id: o.id, reason: "x".repeat(501) }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(RecordOrderPaymentDocument, { id: o.id, amount: -5, method: "cash", reference: "r".repeat(121) }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(RefundOrderDocument, { id: o.id, amount: 0 }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(EditOrderLineItemsDocument, { id: o.id }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(EditOrderLineItemsDocument, { id: o.id, update: [{ lineItemId: "nope" }] }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(CreateDraftOrderDocument, { lineItems: [] }, cred))).toBe("validation_error");
+  expect(codeOf(await gql(SetOrderStatusDocument, { id: "nope", status: "fulfilled" }, cred))).toBe("not_found");
 });
 
 test("a held order's checkout takes no payment (order_on_hold); no active card connection is no_payment_connection over REST and GraphQL", async () => {
