@@ -11,6 +11,7 @@ import { type Envelope, tenantTopic } from "../events/hub";
 import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
+import { completeOrderCheckout } from "../orders/order-lifecycle.service";
 import { processorFor } from "../payments/processor";
 import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";
 import { applyCodeToCart, recordSessionDiscount, redeemCartDiscount } from "../discounts/discounts.service";
@@ -296,6 +297,12 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
     throw new DomainError("payment_method_not_allowed", 422, `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
   }
   const method = input.paymentMethod as Method;
+  // A session opened by POST /orders/{id}/checkout pays that existing order (orders/order-lifecycle.service.ts).
+  if (s0.payOrderId) {
+    // The order exists already; a processor-proxy charge is matched to a new order's total, so it is not offered here.
+    if (method === "processor_proxy") throw new DomainError("payment_method_not_allowed", 422, 'Payment method "processor_proxy" is not accepted for an existing order', { allowedMethods: s0.allowedMethods.filter((m) => m !== "processor_proxy") });
+    return completeOrderCheckout(ctx, s0, { paymentMethod: method, paymentToken: input.paymentToken, net30Acceptance: input.net30Acceptance });
+  }
 
   const email = (input.email ?? s0.customerEmail ?? cart.customerEmail)?.toLowerCase() ?? null;
   const shippingAddress = canonicalAddress(input.shippingAddress ?? (cart.shippingAddress as Address | null) ?? (s0.customer as any)?.shippingAddress ?? null);

@@ -15,6 +15,7 @@ import "../checkout/checkout.schema";
 import "../payments/payments.schema";
 import "../payments/processor-proxy.schema";
 import "../orders/orders.schema";
+import "../orders/order-ops.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";
 import "../mail/mail.schema";

@@ -149,6 +149,15 @@ export const EMAIL_TEMPLATES = {
     ctaLabel: null,
     cta: null,
   },
+  "customer.order_comp_voided": {
+    audience: "buyer",
+    description: "To the buyer when a comp waived their balance and voided their card authorization or unpaid invoice",
+    subject: "You will not be charged {{total}} by {{merchantName}}",
+    heading: "Your balance was waived",
+    body: "{{merchantName}} waived the balance of your order, so the {{total}} card authorization or invoice was cancelled and nothing will be charged. Reason: {{reason}}",
+    ctaLabel: null,
+    cta: null,
+  },
 } as const satisfies Record<string, TemplateDef>;
 
 export type TemplateName = keyof typeof EMAIL_TEMPLATES;

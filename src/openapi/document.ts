@@ -27,6 +27,7 @@ import { calculateInput, settingsInput } from "../shipping-tax/shipping-tax.serv
 import { estimateInput } from "../shipping-tax/estimate.service";
 import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput } from "../webhooks/endpoints.service";
 import * as S from "./schemas";
+import { registerOrderOps } from "./order-ops.paths";
 
 type Method = RouteConfig["method"];
 type Params = Record<string, string>;
@@ -153,6 +154,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("get", "/orders/{id}/payments", { tag: "orders", summary: "The order's payments", params: id, ok: [200, z.array(S.Payment)] });
   r("get", "/orders/{id}/status-history", { tag: "orders", summary: "Status changes, oldest first", params: id, ok: [200, z.array(S.StatusChange)] });
   r("post", "/orders/{id}/capture", { tag: "orders", summary: "Capture every authorized payment in full", params: id, ok: [200, S.Order] });
+  registerOrderOps(r);
   // payments
   r("get", "/payments", { tag: "payments", summary: "Payments, newest first", query: paymentFilters, ok: [200, S.Payment, "page"] });
   r("get", "/payments/{id}", { tag: "payments", summary: "A payment", params: id, ok: [200, S.Payment] });

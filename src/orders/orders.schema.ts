@@ -41,6 +41,15 @@ const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentSt
   expired: "The authorization lapsed",
 });
 
+type OrderSource = "checkout" | "draft" | "quote" | "import" | "renewal";
+const OrderSourceEnum = describedEnum<OrderSource>("OrderSource", "Where an order came from", {
+  checkout: "A completed checkout session",
+  draft: "A draft order created by the merchant",
+  quote: "An accepted quote's checkout",
+  import: "A bulk import",
+  renewal: "A subscription renewal",
+});
+
 const ActorTypeEnum = describedEnum<Actor["actorType"]>("ActorType", "Who made a change", {
   user: "A dashboard member",
   system: "The service itself (jobs, state machines)",
@@ -96,7 +105,7 @@ const FulfillmentSummary = builder.objectRef<OrderV["fulfillmentSummary"]>("Orde
   }),
 });
 
-const OrderRef = builder.objectRef<OrderV>("Order").implement({
+export const OrderRef = builder.objectRef<OrderV>("Order").implement({
   description: "What a buyer bought: lines, totals and payments, made by completing a checkout session",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -136,6 +145,9 @@ const OrderRef = builder.objectRef<OrderV>("Order").implement({
     heldAt: t.field({ type: "DateTime", nullable: true, description: "When it was put on hold", resolve: (o) => o.heldAt }),
     heldBy: t.exposeString("heldBy", { nullable: true, description: "Who put it on hold" }),
     subscriptionId: t.exposeID("subscriptionId", { nullable: true, description: "The subscription that renewed into it, if any" }),
+    source: t.field({ type: OrderSourceEnum, nullable: true, description: "Where it came from; null for orders placed before this was recorded", resolve: (o) => (o.source as OrderSource | null) ?? null }),
+    cancelledAt: t.field({ type: "DateTime", nullable: true, description: "When it was cancelled", resolve: (o) => o.cancelledAt }),
+    closedAt: t.field({ type: "DateTime", nullable: true, description: "When it was closed", resolve: (o) => o.closedAt }),
     payments: t.field({ type: [PaymentRef], description: "Its payments, newest first", resolve: async (o, _a, ctx) => (await orderPayments(ctx, o.id)).map(paymentView) }),
     createdAt: t.field({ type: "DateTime", resolve: (o) => o.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (o) => o.updatedAt }),

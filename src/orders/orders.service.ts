@@ -52,6 +52,9 @@ export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: P
     heldAt: o.heldAt?.toISOString() ?? null,
     heldBy: o.heldBy,
     subscriptionId: o.subscriptionId,
+    source: o.source ?? null,
+    cancelledAt: o.cancelledAt?.toISOString() ?? null,
+    closedAt: o.closedAt?.toISOString() ?? null,
     ...(opts.single && o.payments
       ? {
           capturedAmount: o.payments.reduce((a, p) => a + p.capturedAmount, 0),

@@ -20,12 +20,16 @@ import {
 } from "./payments.service";
 
 export type PaymentV = ReturnType<typeof paymentView>;
-type Method = (typeof METHODS)[number];
+type Method = (typeof METHODS)[number] | "cash" | "bank_transfer" | "cheque" | "external";
 
 export const PaymentMethodEnum = describedEnum<Method>("PaymentMethod", "How a buyer pays", {
   card: "A card through the card connector (sandbox test tokens: tok_visa, tok_card_declined, tok_3ds_required)",
   net30: "An invoice payable on Net-N terms through the invoice_terms connector",
   processor_proxy: "The buyer paid on the processor's own page: complete with processorTransactionId (recorded as a card payment)",
+  cash: "Recorded by hand: cash (processor manual)",
+  bank_transfer: "Recorded by hand: a bank transfer (processor manual)",
+  cheque: "Recorded by hand: a cheque (processor manual)",
+  external: "Recorded by hand: paid elsewhere (processor manual)",
 });
 
 export const PaymentStatusEnum = describedEnum<PaymentStatus>("PaymentStatus", "Where a payment is with the processor", {

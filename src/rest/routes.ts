@@ -8,6 +8,7 @@ import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
 import { mailRouter } from "../mail/mail.rest";
 import { ordersRouter } from "../orders/orders.rest";
+import { orderOpsRouter } from "../orders/order-ops.rest";
 import { paymentsRouter } from "../payments/payments.rest";
 import { processorProxyRouter } from "../payments/processor-proxy.rest";
 import { platformRouter } from "../platform/platform.rest";
@@ -18,7 +19,7 @@ import { webhooksRouter } from "../webhooks/webhooks.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), processorProxyRouter(), quotesRouter(), mailRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), processorProxyRouter(), quotesRouter(), mailRouter()];
 }
 
 export interface RouteInfo {

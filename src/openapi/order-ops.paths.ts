@@ -1,0 +1,49 @@
+// OpenAPI paths of the order operations (src/orders/order-ops.rest.ts), registered by document.ts.
+import { z } from "zod";
+import { lineEditsInput } from "../orders/line-edits.service";
+import { recordPaymentInput } from "../orders/manual-payments.service";
+import { authorizeInput, cancelInput, closeInput, createOrderInput, orderCheckoutInput, setStatusInput, updateOrderInput } from "../orders/order-lifecycle.service";
+import { compInput } from "../orders/comps.service";
+import { holdInput } from "../orders/holds.service";
+import { orderRefundInput } from "../orders/order-refunds.service";
+import * as S from "./schemas";
+
+const PaymentAction = z
+  .object({
+    paymentId: z.string(),
+    action: z.enum(["void", "refund"]),
+    status: z.enum(["succeeded", "failed"]),
+    amount: z.number().int().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  })
+  .meta({ id: "OrderPaymentAction" });
+const OrderWithActions = S.Order.extend({ paymentActions: z.array(PaymentAction) }).meta({ id: "OrderWithPaymentActions" });
+const Adjustment = z
+  .object({ delta: z.number().int(), previousTotal: z.number().int(), newTotal: z.number().int(), chargedPaymentId: z.string().optional(), refundedPaymentId: z.string().optional() })
+  .meta({ id: "OrderAdjustment" });
+const OrderWithAdjustment = S.Order.extend({ adjustment: Adjustment }).meta({ id: "OrderWithAdjustment" });
+const OrderRefund = z
+  .object({ order: S.Order, refunds: z.array(z.object({ paymentId: z.string(), amount: z.number().int(), status: z.enum(["succeeded", "failed"]) })) })
+  .meta({ id: "OrderRefund" });
+const OrderCheckout = z.object({ order: S.Order, checkoutSession: z.object({ id: z.string(), hostedUrl: z.string() }) }).meta({ id: "OrderCheckout" });
+
+type Reg = (method: "get" | "post" | "patch", path: string, op: { tag: string; summary: string; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] }) => void;
+
+export function registerOrderOps(r: Reg) {
+  const id = { id: "The resource's" };
+  const tag = "orders";
+  r("post", "/orders", { tag, summary: "Create a draft order (orders:write)", body: createOrderInput, ok: [201, S.Order] });
+  r("patch", "/orders/{id}", { tag, summary: "Change billingAddress, shippingAddress, notes or metadata (orders:write)", params: id, body: updateOrderInput, ok: [200, S.Order] });
+  r("post", "/orders/{id}/checkout", { tag, summary: "Open a checkout session for what is owed; draft -> pending (orders:write)", params: id, body: orderCheckoutInput, ok: [200, OrderCheckout] });
+  r("post", "/orders/{id}/authorize", { tag, summary: "Authorize a card payment for the balance on the test processor (payments:write)", params: id, body: authorizeInput, ok: [200, S.Order] });
+  r("post", "/orders/{id}/close", { tag, summary: "Close a fulfilled or cancelled order (orders:write)", params: id, body: closeInput, ok: [200, S.Order] });
+  r("post", "/orders/{id}/status", { tag, summary: "Set any status, any direction (orders:write; cancelled needs order_cancellations:write)", params: id, body: setStatusInput, ok: [200, S.Order] });
+  r("post", "/orders/{id}/cancel", { tag, summary: "Cancel: void authorizations, refund captured money only when asked (order_cancellations:write)", params: id, body: cancelInput, ok: [200, OrderWithActions] });
+  r("post", "/orders/{id}/hold", { tag, summary: "Place a hold or change its reason (order_holds:write)", params: id, body: holdInput, ok: [200, S.Order] });
+  r("post", "/orders/{id}/hold/release", { tag, summary: "Release the hold (order_holds:write)", params: id, ok: [200, S.Order] });
+  r("post", "/orders/{id}/comp", { tag, summary: "Waive the uncollected balance; voids open authorizations and unpaid invoices (order_comps:write)", params: id, body: compInput, ok: [200, OrderWithActions] });
+  r("post", "/orders/{id}/comp/reverse", { tag, summary: "Reverse the comp (order_comps:write)", params: id, ok: [200, S.Order] });
+  r("post", "/orders/{id}/payments/record", { tag, summary: "Record a payment received outside a processor (payment_records:write)", params: id, body: recordPaymentInput, ok: [201, S.Payment] });
+  r("post", "/orders/{id}/refund", { tag, summary: "Refund across captured payments, newest capture first (payment_refunds:write)", params: id, body: orderRefundInput, ok: [200, OrderRefund] });
+  r("patch", "/orders/{id}/line-items", { tag, summary: "Add, update and remove lines; captured orders settle the difference (orders:write)", params: id, body: lineEditsInput, ok: [200, OrderWithAdjustment] });
+}
