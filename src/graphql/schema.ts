@@ -11,6 +11,7 @@ import "../carts/carts.schema";
 import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";
+import "../payments/receivables.schema";
 import "../orders/orders.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";

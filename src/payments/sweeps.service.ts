@@ -1,5 +1,6 @@
-// Time-driven payment moves: card authorizations that outlive their TTL expire; Net-N invoices past their
-// due date raise invoice.overdue once (the payment stays authorized).
+// Time-driven payment sweeps, one per job: card authorizations that outlive their TTL expire
+// (payment-authorization-expiry); Net-N invoices past their due date raise invoice.overdue once, the payment staying
+// authorized (invoice-overdue). Net-N payments never carry authorizationExpiresAt, so the two never touch one row.
 import { recordEvent, tenantOf } from "../events/events.service";
 import { syncOrderAfterPayment } from "../orders/orders.service";
 import { type Ctx, withTx } from "../shared/context";
@@ -24,7 +25,7 @@ export async function expireAuthorizations(ctx: Ctx, limit = 500) {
 
 export async function flagOverdueInvoices(ctx: Ctx, limit = 500) {
   const today = new Date(ctx.clock.now().toISOString().slice(0, 10));
-  const due = await ctx.db.payment.findMany({ where: { status: "authorized", dueDate: { lt: today }, overdueNotifiedAt: null }, take: limit });
+  const due = await ctx.db.payment.findMany({ where: { status: "authorized", method: "net30", dueDate: { lt: today }, overdueNotifiedAt: null }, take: limit });
   let n = 0;
   for (const p of due) {
     await withTx(ctx, async (tx) => {
@@ -33,6 +34,7 @@ export async function flagOverdueInvoices(ctx: Ctx, limit = 500) {
       await recordEvent(tx, await tenantOf(tx, p), "invoice.overdue", {
         paymentId: p.id,
         orderId: p.orderId,
+        invoiceNumber: p.invoiceNumber,
         amount: p.amount,
         currency: p.currency,
         dueDate: p.dueDate?.toISOString().slice(0, 10),
