@@ -2,65 +2,22 @@
 // URL, resend, the buyer's token download and its expiry), every invoice error code over REST and GraphQL, the
 // invoice-overdue and authorization-expiry sweeps, aging buckets against due dates, and the buyer emails (invoice
 // issued, payment receipts on every capture) read back from the Email rows.
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findJob } from "../jobs/registry";
-import { termsHash } from "../src/checkout/checkout.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { client, mintKeyVia } from "./helpers/http";
+import { acceptance, ADDRESS, cardCheckout, netCheckout, openSession, pdfText } from "./helpers/receivables";
 import { InvoiceDownloadUrlDocument, InvoicePdfUrlDocument, ReceivablePaymentDocument, ResendInvoiceDocument } from "./generated/graphql";
 
 type Api = ReturnType<typeof client>;
-const ADDRESS = { addressLine1: "1 Main St", city: "Springfield", postalCode: "12345", countryCode: "US" };
-const TERMS = "Net terms: pay within the term of the invoice date.";
 const PDFTOTEXT = "/usr/bin/pdftotext";
 const DAY = 86_400_000;
 const START = new Date("2026-03-02T12:00:00.000Z");
-
-export function pdfText(bytes: Buffer): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "inv-"));
-  const f = path.join(dir, "i.pdf");
-  writeFileSync(f, bytes);
-  return execFileSync(PDFTOTEXT, ["-layout", f, "-"], { encoding: "utf8" });
-}
-
-export async function cartWithLines(api: Api, key: string, email = "buyer@example.com") {
-  const cart = await api("POST", "carts", { key, body: { customerEmail: email } });
-  expect(cart.status).toBe(201);
-  const id = cart.body.data.id as string;
-  for (const [name, unitPrice, quantity] of [["Widget", 1500, 2], ["Gadget", 2500, 1], ["Setup", 10000, 1]] as const) {
-    expect((await api("POST", `carts/${id}/items`, { key, body: { name, unitPrice, quantity, requiresShipping: false } })).status).toBe(201);
-  }
-  return id;
-}
-
-export async function openSession(api: Api, key: string, extra: Record<string, unknown> = {}, email?: string) {
-  const r = await api("POST", "checkout/sessions", { key, body: { cartId: await cartWithLines(api, key, email), returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/cancel", ...extra } });
-  expect(r.status).toBe(201);
-  return r.body.data.id as string;
-}
-
-export const acceptance = (billingEmail = "ap@acme.test") => ({ termsHash: termsHash(TERMS), acceptedAt: new Date().toISOString(), companyName: "Acme Corp", billingEmail });
-
-/** A completed Net-N checkout: { orderId, paymentId }. */
-export async function netCheckout(api: Api, key: string, netN = 10, billingEmail?: string) {
-  const s = await openSession(api, key, { allowedMethods: ["net30"], paymentTerms: { netN } });
-  const r = await api("POST", `checkout-sessions/${s}/complete`, { body: { paymentMethod: "net30", shippingAddress: ADDRESS, net30Acceptance: acceptance(billingEmail) } });
-  expect(r.status).toBe(200);
-  return r.body.data as { orderId: string; paymentId: string };
-}
-
-export async function cardCheckout(api: Api, key: string, token = "tok_visa", email?: string) {
-  const s = await openSession(api, key, {}, email);
-  const r = await api("POST", `checkout-sessions/${s}/complete`, { body: { paymentMethod: "card", paymentToken: token, shippingAddress: ADDRESS } });
-  expect(r.status).toBe(200);
-  return r.body.data as { orderId: string; paymentId: string; paymentStatus: string };
-}
 
 let t: TestApp;
 let api: Api;
