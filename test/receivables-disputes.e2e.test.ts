@@ -180,3 +180,24 @@ test("cross-tenant ids are 404, missing scopes 403, bad input 4xx (never 5xx) on
   const raw = await api("POST", `payments/${c.paymentId}/dispute`, { key: demo.apiKey, raw: "{nope" });
   expect([raw.status, raw.body.error.code]).toEqual([400, "invalid_json"]);
 });
+
+test("ten concurrent resolutions of one dispute: one wins, the rest 409, the money is refunded once (row claim; real races on PostgreSQL)", async () => {
+  if (t.kind !== "pg") console.warn("the resolutions race for real only on PostgreSQL (PGlite serves one connection); checking the outcome anyway");
+  const c = await cardCheckout(api, demo.apiKey);
+  expect((await api("POST", `payments/${c.paymentId}/dispute`, { key: demo.apiKey, body: { reason: "race" } })).status).toBe(200);
+  const all = await Promise.all(Array.from({ length: 10 }, () => api("POST", `payments/${c.paymentId}/dispute/resolve`, { key: demo.apiKey, body: { outcome: "buyer_won" } })));
+  expect(all.filter((r) => r.status === 200)).toHaveLength(1);
+  for (const r of all.filter((x) => x.status !== 200)) expect([r.status, ["dispute_resolution_in_progress", "payment_not_disputed"].includes(r.body.error.code)]).toEqual([409, true]);
+  const p = (await api("GET", `payments/${c.paymentId}`, { key: demo.apiKey })).body.data;
+  expect(p).toMatchObject({ status: "refunded", refundedAmount: 15500, disputed: false, disputeOutcome: "buyer_won" });
+  const refunds = await t.deps.prisma.transaction.count({ where: { paymentId: c.paymentId, type: "refund" } });
+  expect(refunds).toBe(1);
+  expect(await t.deps.prisma.event.count({ where: { type: "payment.dispute_cleared", data: { path: ["paymentId"], equals: c.paymentId } } })).toBe(1);
+});
+
+test("POST /orders/{id}/capture sends each captured payment's receipt too", async () => {
+  const c = await cardCheckout(api, demo.apiKey, "tok_visa_authorize", "order-capture@example.com");
+  expect((await api("POST", `orders/${c.orderId}/capture`, { key: demo.apiKey, body: {} })).status).toBe(200);
+  const rows = await t.deps.prisma.email.findMany({ where: { paymentId: c.paymentId, template: "customer.payment_receipt" } });
+  expect(rows.map((r) => r.toAddresses)).toEqual([["order-capture@example.com"]]);
+});
