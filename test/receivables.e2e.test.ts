@@ -227,6 +227,32 @@ describe("Net-N invoices", () => {
   });
 });
 
+describe("quote deposit terms", () => {
+  test("the balance invoice gets the next INV number and its email when the deposit is paid; the deposit gets a receipt; its PDF shows the deposit paid", async () => {
+    const c = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "dep@example.com", items: [{ name: "Kit", unitPrice: 20000, type: "service" }], paymentTerms: { mode: "deposit_balance", balanceNetN: 45 }, deposit: { type: "percent", value: 25 } } });
+    expect(c.status).toBe(201);
+    const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+    const acc = await api("POST", `quote-links/${q.shareToken}/accept`, { body: { revisionId: q.currentRevisionId, acceptedByName: "Dee" } });
+    expect(acc.status).toBe(200);
+    const before = await t.deps.prisma.documentCounter.findUnique({ where: { applicationId_environmentId_name: { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id, name: "invoice" } } });
+    const done = await api("POST", `checkout-sessions/${acc.body.data.checkoutUrl.split("/").pop()}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa", billingAddress: ADDRESS } });
+    expect(done.status).toBe(200);
+    const payments = await t.deps.prisma.payment.findMany({ where: { orderId: done.body.data.orderId }, orderBy: { createdAt: "asc" } });
+    expect(payments.map((p) => [p.method, p.status, p.amount, p.invoiceNumber])).toEqual([
+      ["card", "captured", 5000, null],
+      ["net30", "authorized", 15000, `INV-${(before?.lastSeq ?? 0) + 1}`],
+    ]);
+    const balance = payments[1];
+    const [mail] = await emailsOf(balance.id, "customer.net30_invoice_issued");
+    expect(mail).toMatchObject({ toAddresses: ["dep@example.com"] });
+    expect(mail.vars).toMatchObject({ invoiceNumber: balance.invoiceNumber, amount: "USD 150.00" });
+    expect((await emailsOf(payments[0].id, "customer.payment_receipt")).map((e) => e.vars)).toEqual([expect.objectContaining({ amount: "USD 50.00" })]);
+    const url = (await api("GET", `payments/${balance.id}/invoice-pdf`, { key: demo.apiKey })).body.data.url;
+    const text = pdfText(Buffer.from(await (await fetch(url)).arrayBuffer()));
+    for (const s of [`Invoice ${balance.invoiceNumber}`, "Deposit paid", "-USD 50.00", "Amount due", "USD 150.00", "Net 45", balance.dueDate!.toISOString().slice(0, 10)]) expect(text).toContain(s);
+  });
+});
+
 describe("sweeps and aging", () => {
   test("invoice-overdue: invoice.overdue once over two runs, status stays authorized; the authorization sweep never emits it", async () => {
     const n = await netCheckout(api, demo.apiKey, 10);
