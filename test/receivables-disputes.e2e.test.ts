@@ -2,6 +2,8 @@
 // payment.dispute_cleared, the order's paymentStatus disputed outranking captured (read through the order routes),
 // merchant_won clearing the flag, buyer_won refunding what is captured through the refund machinery; every dispute
 // error code over REST and GraphQL; cross-tenant 404, scopes 403, bad input never a 5xx.
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
@@ -200,4 +202,21 @@ test("POST /orders/{id}/capture sends each captured payment's receipt too", asyn
   expect((await api("POST", `orders/${c.orderId}/capture`, { key: demo.apiKey, body: {} })).status).toBe(200);
   const rows = await t.deps.prisma.email.findMany({ where: { paymentId: c.paymentId, template: "customer.payment_receipt" } });
   expect(rows.map((r) => r.toAddresses)).toEqual([["order-capture@example.com"]]);
+});
+
+test("orderUpdated(id) streams the order as a dispute opens (disputed) and is resolved (captured)", async () => {
+  const c = await cardCheckout(api, demo.apiKey);
+  const ws = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": demo.apiKey }, retryAttempts: 0, lazy: true });
+  try {
+    const it = ws.iterate({ query: `subscription($id: ID!) { orderUpdated(id: $id) { id paymentStatus } }`, variables: { id: c.orderId } });
+    expect((await it.next()).value).toEqual({ data: { orderUpdated: { id: c.orderId, paymentStatus: "captured" } } });
+    const opened = it.next();
+    expect((await api("POST", `payments/${c.paymentId}/dispute`, { key: demo.apiKey, body: { reason: "stream" } })).status).toBe(200);
+    expect((await opened).value).toEqual({ data: { orderUpdated: { id: c.orderId, paymentStatus: "disputed" } } });
+    const cleared = it.next();
+    expect((await api("POST", `payments/${c.paymentId}/dispute/resolve`, { key: demo.apiKey, body: { outcome: "merchant_won" } })).status).toBe(200);
+    expect((await cleared).value).toEqual({ data: { orderUpdated: { id: c.orderId, paymentStatus: "captured" } } });
+  } finally {
+    await ws.dispose();
+  }
 });
