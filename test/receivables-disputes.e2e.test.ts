@@ -220,3 +220,15 @@ test("orderUpdated(id) streams the order as a dispute opens (disputed) and is re
     await ws.dispose();
   }
 });
+
+test("a resolution abandoned by a dead request (claim older than a minute) is taken over; a fresh one answers 409 dispute_resolution_in_progress", async () => {
+  const c = await cardCheckout(api, demo.apiKey);
+  expect((await api("POST", `payments/${c.paymentId}/dispute`, { key: demo.apiKey, body: { reason: "claim" } })).status).toBe(200);
+  await t.deps.prisma.payment.update({ where: { id: c.paymentId }, data: { disputeOutcome: "buyer_won", disputeResolvedAt: new Date() } });
+  const busy = await api("POST", `payments/${c.paymentId}/dispute/resolve`, { key: demo.apiKey, body: { outcome: "merchant_won" } });
+  expect([busy.status, busy.body.error.code]).toEqual([409, "dispute_resolution_in_progress"]);
+  await t.deps.prisma.payment.update({ where: { id: c.paymentId }, data: { disputeResolvedAt: new Date(Date.now() - 61_000) } });
+  const took = await api("POST", `payments/${c.paymentId}/dispute/resolve`, { key: demo.apiKey, body: { outcome: "merchant_won" } });
+  expect(took.status).toBe(200);
+  expect(took.body.data).toMatchObject({ disputed: false, disputeOutcome: "merchant_won", refundedAmount: 0 });
+});

@@ -15,6 +15,9 @@ import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { actorOf, findPayment, paymentEvent, refundPaymentAmount } from "./payments.service";
 
+/** A resolution claimed longer ago than this was abandoned (its request died). */
+const STALE_CLAIM_MS = 60_000;
+
 export const disputeInput = z.strictObject({ reason: z.string().trim().min(1).max(500) });
 export const resolveDisputeInput = z.strictObject({ outcome: z.enum(["merchant_won", "buyer_won"]) });
 export const testDisputeInput = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() });
@@ -66,8 +69,11 @@ export async function resolvePaymentDispute(ctx: Ctx, id: string, body: unknown)
   const claimed = await withTx(ctx, async (tx) => {
     const p = await findPayment(tx, id, true);
     if (!p.disputed) throw new DomainError("payment_not_disputed", 409, "This payment has no open dispute to resolve");
-    if (p.disputeOutcome) throw new DomainError("dispute_resolution_in_progress", 409, "This dispute is being resolved by another request");
-    return tx.db.payment.update({ where: { id: p.id }, data: { disputeOutcome: input.outcome } });
+    // A claim older than STALE_CLAIM_MS belongs to a request that died; this one takes it over (the refund machinery
+    // still refunds at most what is captured).
+    const live = p.disputeOutcome && p.disputeResolvedAt && p.disputeResolvedAt.getTime() > tx.clock.now().getTime() - STALE_CLAIM_MS;
+    if (live) throw new DomainError("dispute_resolution_in_progress", 409, "This dispute is being resolved by another request");
+    return tx.db.payment.update({ where: { id: p.id }, data: { disputeOutcome: input.outcome, disputeResolvedAt: tx.clock.now() } });
   });
   let refunded = 0;
   if (input.outcome === "buyer_won" && claimed.capturedAmount - claimed.refundedAmount > 0) {
@@ -75,7 +81,7 @@ export async function resolvePaymentDispute(ctx: Ctx, id: string, body: unknown)
       const before = claimed.refundedAmount;
       refunded = (await refundPaymentAmount(ctx, claimed.id)).refundedAmount - before;
     } catch (e) {
-      await ctx.db.payment.updateMany({ where: { id: claimed.id, disputed: true, disputeOutcome: input.outcome }, data: { disputeOutcome: null } });
+      await ctx.db.payment.updateMany({ where: { id: claimed.id, disputed: true, disputeOutcome: input.outcome }, data: { disputeOutcome: null, disputeResolvedAt: null } });
       throw e;
     }
   }
