@@ -319,7 +319,9 @@ describe("sweeps and aging", () => {
     clock.advance(7 * DAY + 1000);
     expect(await findJob("payment-authorization-expiry")!.run(jobs())).toMatch(/^expired [1-9]\d* authorization/);
     await findJob("payment-authorization-expiry")!.run(jobs());
-    expect(await expired()).toHaveLength(1);
+    const evs = await expired();
+    expect(evs).toHaveLength(1);
+    expect(evs[0].data).toMatchObject({ paymentId: c.paymentId, orderId: c.orderId, status: "expired", method: "card", amount: 15500, authorizedAmount: 15500 });
     expect((await api("GET", `payments/${c.paymentId}`, { key: demo.apiKey })).body.data.status).toBe("expired");
     const order = (await api("GET", `orders/${c.orderId}`, { key: demo.apiKey })).body.data;
     expect(order.paymentStatus).toBe("expired");

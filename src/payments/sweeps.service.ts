@@ -5,6 +5,7 @@ import { recordEvent, tenantOf } from "../events/events.service";
 import { syncOrderAfterPayment } from "../orders/orders.service";
 import { type Ctx, withTx } from "../shared/context";
 import { movePayment } from "./payment.machine";
+import { paymentEvent } from "./payments.service";
 
 export async function expireAuthorizations(ctx: Ctx, limit = 500) {
   const now = ctx.clock.now();
@@ -15,7 +16,7 @@ export async function expireAuthorizations(ctx: Ctx, limit = 500) {
       const cur = await tx.db.payment.findUniqueOrThrow({ where: { id: p.id } });
       if (cur.status !== "authorized") return;
       const moved = await movePayment(tx, cur, "expired");
-      await recordEvent(tx, await tenantOf(tx, cur), "payment.expired", { paymentId: cur.id, orderId: cur.orderId, amount: cur.amount, currency: cur.currency });
+      await paymentEvent(tx, moved, "payment.expired", { authorizedAmount: moved.authorizedAmount });
       if (moved.orderId) await syncOrderAfterPayment(tx, moved.orderId, { actorType: "system" });
       n++;
     });
