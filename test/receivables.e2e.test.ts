@@ -137,6 +137,9 @@ describe("Net-N invoices", () => {
     expect(row).toMatchObject({ template: "customer.net30_invoice_issued", paymentId: net.paymentId, toAddresses: ["ap@acme.test"] });
     const fresh = (row.vars as Record<string, string>).invoiceUrl;
     expect((await fetch(fresh, { redirect: "manual" })).status).toBe(302);
+    const listed = await api("GET", `emails?paymentId=${net.paymentId}&template=customer.net30_invoice_issued`, { key: demo.apiKey });
+    expect(listed.body.data.map((e: any) => e.id)).toContain(r.body.data.messageId);
+    expect(listed.body.data.every((e: any) => e.paymentId === net.paymentId && e.orderId === net.orderId)).toBe(true);
     const g = await gql(ResendInvoiceDocument, { paymentId: net.paymentId }, { key: demo.apiKey });
     expect(g.data?.resendInvoice.messageId).toEqual(expect.any(String));
     expect(g.data?.resendInvoice.messageId).not.toBe(r.body.data.messageId);

@@ -92,8 +92,10 @@ builder.queryFields((t) => ({
       status: t.arg({ type: EmailStatusEnum, description: "Only in this state" }),
       quoteId: t.arg.id({ description: "Only this quote's" }),
       to: t.arg.string({ description: "Only to this address" }),
+      paymentId: t.arg.id({ description: "Only this payment's (receipts, invoices)" }),
     },
-    resolve: (_r, a, ctx) => listEmails(ctx, compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId) })),
+    resolve: (_r, a, ctx) =>
+      listEmails(ctx, compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId), paymentId: a.paymentId == null ? a.paymentId : String(a.paymentId) })),
   }),
   emailTemplates: t.field({
     type: [EmailTemplateRef],

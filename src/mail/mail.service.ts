@@ -226,6 +226,7 @@ export const emailFilters = {
   status: z.enum(["queued", "sending", "sent", "kept", "failed"]).optional(),
   quoteId: z.uuid().optional(),
   to: z.string().max(320).optional(),
+  paymentId: z.uuid().optional(),
 };
 
 /** GET /emails: the environment's outbox, newest first (applications:read). */
@@ -238,6 +239,7 @@ export async function listEmails(ctx: Ctx, query: unknown) {
   if (page.template) where.template = page.template;
   if (page.status) where.status = page.status;
   if (page.quoteId) where.quoteId = page.quoteId;
+  if (page.paymentId) where.paymentId = page.paymentId;
   if (page.to) where.toAddresses = { has: page.to.toLowerCase() };
   const rows = await ctx.db.email.findMany({ where, orderBy: ks.orderBy, take: ks.take });
   const result = toPage(rows, page);
