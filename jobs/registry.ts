@@ -2,6 +2,7 @@
 import type { Deps } from "../src/shared/context";
 import type { DeliveryWorker } from "../src/webhooks/delivery.worker";
 import { checkoutSessionExpiry } from "./checkout-session-expiry";
+import { invoiceOverdue } from "./invoice-overdue";
 import { mailDispatch } from "./mail-dispatch";
 import { paymentAuthorizationExpiry } from "./payment-authorization-expiry";
 import { quoteExpiry } from "./quote-expiry";
@@ -20,7 +21,7 @@ export interface JobDefinition {
   run(ctx: JobContext): Promise<string>;
 }
 
-export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry, quoteExpiry, mailDispatch];
+export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry, invoiceOverdue, quoteExpiry, mailDispatch];
 
 export function findJob(name: string) {
   return JOBS.find((j) => j.name === name);

@@ -252,11 +252,11 @@ describe("on the default database", () => {
     const acceptance = { termsHash: termsHash(TERMS), acceptedAt: new Date().toISOString(), companyName: "Acme", billingEmail: "ap@acme.test" };
     const r = await api("POST", `checkout-sessions/${n.id}/complete`, { body: { paymentMethod: "net30", shippingAddress: ADDRESS, net30Acceptance: acceptance } });
     const overdue = () => t.deps.prisma.event.count({ where: { type: "invoice.overdue", data: { path: ["paymentId"], equals: r.body.data.paymentId } } });
-    await findJob("payment-authorization-expiry")!.run(jobs);
+    await findJob("invoice-overdue")!.run(jobs);
     expect(await overdue()).toBe(0);
     clock.advance(11 * 86_400_000);
-    await findJob("payment-authorization-expiry")!.run(jobs);
-    await findJob("payment-authorization-expiry")!.run(jobs);
+    await findJob("invoice-overdue")!.run(jobs);
+    await findJob("invoice-overdue")!.run(jobs);
     expect(await overdue()).toBe(1);
     expect((await api("GET", `payments/${r.body.data.paymentId}`, { key: demo.apiKey })).body.data.status).toBe("authorized");
     const aged = await api("GET", "payments?aging=0_30", { key: demo.apiKey });

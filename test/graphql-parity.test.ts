@@ -93,6 +93,12 @@ const GRAPHQL_FOR: Record<string, string> = {
   "POST /payments/:id/mark-failed": "Mutation.markPaymentFailed",
   "POST /test-processor/payments/:id/resolve": "Mutation.resolveTestPayment",
   "POST /test-processor/charges": "Mutation.createTestProcessorCharge",
+  "GET /payments/:id/invoice-pdf": "Query.invoicePdfUrl",
+  "POST /payments/:id/invoice/resend": "Mutation.resendInvoice",
+  "GET /payments/:id/invoice/download": "Query.invoiceDownloadUrl",
+  "POST /payments/:id/dispute": "Mutation.disputePayment",
+  "POST /payments/:id/dispute/resolve": "Mutation.resolvePaymentDispute",
+  "POST /test-processor/payments/:id/dispute": "Mutation.openTestDispute",
   // applications
   "GET /applications/:id": "Query.application",
   "PATCH /applications/:id": "Mutation.updateApplication",

@@ -11,6 +11,8 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { hasScope } from "../shared/scopes";
 import { EVENT_CONVENTIONS, EVENT_TYPES, eventTypeInfo, READ_SCOPE } from "./catalog";
 import { type Envelope, tenantTopic } from "./hub";
+import { emailInsertSql, takePendingEmails } from "../mail/mail.service";
+import { queuePaymentReceipt, RECEIPT_EVENTS } from "../payments/receipts";
 
 export interface EventTenant {
   workspaceId: string;
@@ -66,6 +68,8 @@ export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, d
     ctx.beforeCommit.push((tx) => writeEvents(tx, pending));
   }
   ctx.pendingEvents.push({ ...event, createdAt: createdAt.toISOString(), onlyEndpointId: opts.onlyEndpointId ?? null });
+  // Every capture, whichever path records it, sends the buyer a receipt (queued in this transaction).
+  if (RECEIPT_EVENTS.has(type)) queuePaymentReceipt(ctx, tenant, event.data as Record<string, unknown>);
   const env = envelope(event);
   ctx.afterCommit.push(() => ctx.deps.hub.committed([{ applicationId: tenant.applicationId, envelope: env }]));
   return event;
@@ -79,8 +83,10 @@ export async function flushEvents(ctx: Ctx) {
 /** The outbox write: a transaction's events and their deliveries (subscribed, active endpoints) in one statement. */
 async function writeEvents(ctx: Ctx, events: PendingEvent[]) {
   if (!events.length) return;
+  // Emails queued in the transaction ride in the same statement (mail.service.ts emailInsertSql).
+  const emails = takePendingEmails(ctx);
   await ctx.db.$executeRawUnsafe(
-    `WITH x AS (
+    `WITH ${emails ? `em AS (${emailInsertSql(2)}), ` : ""}x AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
          "environmentKind" text, type text, version text, data jsonb, "createdAt" timestamptz, "onlyEndpointId" uuid)
      ), ev AS (
@@ -94,6 +100,7 @@ async function writeEvents(ctx: Ctx, events: PendingEvent[]) {
      JOIN "WebhookEndpoint" e ON e."applicationId" = x."applicationId" AND e."environmentId" = x."environmentId" AND e."deletedAt" IS NULL
       AND CASE WHEN x."onlyEndpointId" IS NULL THEN e."isActive" AND x.type = ANY (e."enabledEvents") ELSE e.id = x."onlyEndpointId" END`,
     JSON.stringify(events),
+    ...(emails ? [emails] : []),
   );
   events.length = 0;
 }

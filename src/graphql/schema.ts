@@ -14,6 +14,7 @@ import "../shipping-tax/estimate.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";
 import "../payments/processor-proxy.schema";
+import "../payments/receivables.schema";
 import "../orders/orders.schema";
 import "../orders/order-ops.schema";
 import "../quotes/quotes.schema";

@@ -28,6 +28,8 @@ const EmailRef = builder.objectRef<EmailView>("Email").implement({
     html: t.exposeString("html", { nullable: true, description: "The rendered HTML, once rendered" }),
     text: t.exposeString("text", { nullable: true, description: "The plain-text part, once rendered" }),
     quoteId: t.exposeID("quoteId", { nullable: true, description: "The quote it is about" }),
+    orderId: t.exposeID("orderId", { nullable: true, description: "The order it is about" }),
+    paymentId: t.exposeID("paymentId", { nullable: true, description: "The payment it is about (receipt, invoice)" }),
     attempts: t.exposeInt("attempts", { description: "Send attempts so far" }),
     lastError: t.exposeString("lastError", { nullable: true, description: "The last refusal, if any" }),
     sentAt: t.field({ type: "DateTime", nullable: true, description: "When the SMTP server accepted it", resolve: (e) => e.sentAt }),
@@ -90,8 +92,10 @@ builder.queryFields((t) => ({
       status: t.arg({ type: EmailStatusEnum, description: "Only in this state" }),
       quoteId: t.arg.id({ description: "Only this quote's" }),
       to: t.arg.string({ description: "Only to this address" }),
+      paymentId: t.arg.id({ description: "Only this payment's (receipts, invoices)" }),
     },
-    resolve: (_r, a, ctx) => listEmails(ctx, compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId) })),
+    resolve: (_r, a, ctx) =>
+      listEmails(ctx, compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId), paymentId: a.paymentId == null ? a.paymentId : String(a.paymentId) })),
   }),
   emailTemplates: t.field({
     type: [EmailTemplateRef],

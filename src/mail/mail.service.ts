@@ -4,6 +4,7 @@
 // due rows (FOR UPDATE SKIP LOCKED), renders them with the application's brand and overrides, and sends them through
 // nodemailer over SMTP_URL; without SMTP_URL the rendered email is kept in the outbox (GET /emails). A failed send is
 // retried with backoff, then marked failed.
+import { randomUUID } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { z } from "zod";
 import type { Email, Prisma } from "../generated/prisma/client";
@@ -22,45 +23,94 @@ export interface QueuedEmail {
   /** what caused it, e.g. the event id or `expiring:<revisionId>`; with the template, unique */
   cause: string;
   quoteId?: string | null;
+  orderId?: string | null;
+  paymentId?: string | null;
+  /**
+   * The buyer's address is read when the row is written (in the same statement): the payment's Net-N billing email,
+   * else its order's email. Nothing is queued when neither has one.
+   */
+  toPaymentBuyer?: boolean;
+  /** the row's id, when the caller needs it (e.g. a resend answers with it); default: a fresh one */
+  id?: string;
 }
 
-type Pending = { applicationId: string; environmentId: string; template: string; audience: string; toAddresses: string[]; vars: EmailVars; dedupeKey: string; quoteId: string | null; nextAttemptAt: string };
+type Pending = {
+  id: string;
+  applicationId: string;
+  environmentId: string;
+  template: string;
+  audience: string;
+  toAddresses: string[];
+  toPaymentBuyer: boolean;
+  vars: EmailVars;
+  dedupeKey: string;
+  quoteId: string | null;
+  orderId: string | null;
+  paymentId: string | null;
+  nextAttemptAt: string;
+};
 
 /** Queues an email in the caller's transaction (written at commit, in one statement with the others). */
-export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: string }, e: QueuedEmail) {
+export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: string }, e: QueuedEmail): string | null {
   if (!tx.beforeCommit) throw new Error("queueEmail must run inside withTx");
   const audience = EMAIL_TEMPLATES[e.template].audience;
   const row: Pending = {
+    id: e.id ?? randomUUID(),
     applicationId: t.applicationId,
     environmentId: t.environmentId,
     template: e.template,
     audience,
     toAddresses: audience === "buyer" ? (e.to ?? []) : [],
+    toPaymentBuyer: audience === "buyer" && Boolean(e.toPaymentBuyer && e.paymentId),
     vars: e.vars,
     dedupeKey: `${e.cause}:${e.template}`,
     quoteId: e.quoteId ?? null,
+    orderId: e.orderId ?? null,
+    paymentId: e.paymentId ?? null,
     nextAttemptAt: tx.clock.now().toISOString(),
   };
-  if (audience === "buyer" && row.toAddresses.length === 0) return;
+  if (audience === "buyer" && row.toAddresses.length === 0 && !row.toPaymentBuyer) return null;
   if (!tx.pendingEmails) {
     const list: Pending[] = [];
     tx.pendingEmails = list;
-    tx.beforeCommit.push((c) => writeEmails(c, list));
+    tx.beforeCommit.push((c) => writeEmails(c));
   }
-  tx.pendingEmails.push(row);
+  (tx.pendingEmails as Pending[]).push(row);
+  return row.id;
 }
 
-async function writeEmails(ctx: Ctx, rows: Pending[]) {
-  if (!rows.length) return;
-  await ctx.db.$executeRawUnsafe(
-    `INSERT INTO "Email" (id, "applicationId", "environmentId", template, audience, "toAddresses", vars, "dedupeKey", "quoteId", "nextAttemptAt", "createdAt")
-     SELECT gen_random_uuid(), x."applicationId", x."environmentId", x.template, x.audience, x."toAddresses", x.vars, x."dedupeKey", x."quoteId", x."nextAttemptAt", x."nextAttemptAt"
-     FROM jsonb_to_recordset($1::jsonb) AS x("applicationId" uuid, "environmentId" uuid, template text, audience text, "toAddresses" text[], vars jsonb,
-       "dedupeKey" text, "quoteId" uuid, "nextAttemptAt" timestamptz)
-     ON CONFLICT ("dedupeKey") DO NOTHING`,
-    JSON.stringify(rows),
-  );
+/**
+ * The INSERT of a transaction's queued emails reading its rows from parameter `$n` (jsonb). The events outbox folds
+ * it into its own statement (events.service.ts writeEvents), so queuing an email beside an event costs no round trip.
+ */
+export function emailInsertSql(n: number) {
+  return `INSERT INTO "Email" (id, "applicationId", "environmentId", template, audience, "toAddresses", vars, "dedupeKey", "quoteId", "orderId", "paymentId", "nextAttemptAt", "createdAt")
+     SELECT x.id, x."applicationId", x."environmentId", x.template, x.audience, to_."addresses", x.vars, x."dedupeKey", x."quoteId", x."orderId", x."paymentId", x."nextAttemptAt", x."nextAttemptAt"
+     FROM jsonb_to_recordset($${n}::jsonb) AS x(id uuid, "applicationId" uuid, "environmentId" uuid, template text, audience text, "toAddresses" text[], "toPaymentBuyer" boolean,
+       vars jsonb, "dedupeKey" text, "quoteId" uuid, "orderId" uuid, "paymentId" uuid, "nextAttemptAt" timestamptz)
+     CROSS JOIN LATERAL (
+       SELECT CASE WHEN x."toPaymentBuyer" THEN ARRAY(
+         SELECT lower(COALESCE(p.metadata #>> '{net30Acceptance,billingEmail}', o.email)) FROM "Payment" p LEFT JOIN "Order" o ON o.id = p."orderId"
+         WHERE p.id = x."paymentId" AND COALESCE(p.metadata #>> '{net30Acceptance,billingEmail}', o.email) IS NOT NULL)
+       ELSE x."toAddresses" END AS addresses
+     ) AS to_
+     WHERE x.audience <> 'buyer' OR cardinality(to_.addresses) > 0
+     ON CONFLICT ("dedupeKey") DO NOTHING`;
+}
+
+/** The transaction's queued emails as the jsonb parameter of emailInsertSql, taken (later writes skip them). */
+export function takePendingEmails(ctx: Ctx): string | null {
+  const rows = ctx.pendingEmails as Pending[] | undefined;
+  if (!rows?.length) return null;
+  const json = JSON.stringify(rows);
   rows.length = 0;
+  return json;
+}
+
+async function writeEmails(ctx: Ctx) {
+  const rows = takePendingEmails(ctx);
+  if (!rows) return;
+  await ctx.db.$executeRawUnsafe(emailInsertSql(1), rows);
 }
 
 // ---- sending ------------------------------------------------------------------------------------------------
@@ -122,7 +172,7 @@ export async function dispatchEmails(deps: Deps): Promise<{ sent: number; kept: 
     try {
       const brand = await brandOf(ctx, e.applicationId);
       const to = e.audience === "merchant" ? await merchantAddresses(ctx, brand) : e.toAddresses;
-      const rendered = await renderEmail(e.template as TemplateName, e.vars as unknown as EmailVars, brand, overrideText(await overrideOf(ctx, e, e.template)));
+      const rendered = await renderEmail(e.template as TemplateName, { ...(e.vars as unknown as EmailVars), merchantName: (e.vars as unknown as EmailVars).merchantName || brand.name }, brand, overrideText(await overrideOf(ctx, e, e.template)));
       const smtp = deps.config.SMTP_URL;
       if (smtp && to.length) {
         const from = brand.supportEmail ? `"${brand.name.replace(/["\\\r\n]/g, "")}" <${brand.supportEmail}>` : `"${brand.name.replace(/["\\\r\n]/g, "")}" <no-reply@localhost>`;
@@ -161,6 +211,8 @@ export function emailView(e: Email) {
     html: e.html,
     text: e.text,
     quoteId: e.quoteId,
+    orderId: e.orderId,
+    paymentId: e.paymentId,
     attempts: e.attempts,
     lastError: e.lastError,
     sentAt: e.sentAt?.toISOString() ?? null,
@@ -174,6 +226,7 @@ export const emailFilters = {
   status: z.enum(["queued", "sending", "sent", "kept", "failed"]).optional(),
   quoteId: z.uuid().optional(),
   to: z.string().max(320).optional(),
+  paymentId: z.uuid().optional(),
 };
 
 /** GET /emails: the environment's outbox, newest first (applications:read). */
@@ -186,6 +239,7 @@ export async function listEmails(ctx: Ctx, query: unknown) {
   if (page.template) where.template = page.template;
   if (page.status) where.status = page.status;
   if (page.quoteId) where.quoteId = page.quoteId;
+  if (page.paymentId) where.paymentId = page.paymentId;
   if (page.to) where.toAddresses = { has: page.to.toLowerCase() };
   const rows = await ctx.db.email.findMany({ where, orderBy: ks.orderBy, take: ks.take });
   const result = toPage(rows, page);

@@ -19,7 +19,7 @@ interface TemplateDef extends TemplateText {
   audience: Audience;
   description: string;
   /** the variable holding the button's URL */
-  cta: "quoteUrl" | "checkoutUrl" | null;
+  cta: "quoteUrl" | "checkoutUrl" | "invoiceUrl" | null;
 }
 
 export const EMAIL_TEMPLATES = {
@@ -158,6 +158,24 @@ export const EMAIL_TEMPLATES = {
     ctaLabel: null,
     cta: null,
   },
+  "customer.payment_receipt": {
+    audience: "buyer",
+    description: "To the buyer on every capture (card at checkout or later, 3-D Secure, Net-N marked paid, manual records)",
+    subject: "Your payment receipt from {{merchantName}}",
+    heading: "Thanks, we received your payment",
+    body: "{{merchantName}} received {{amount}} by {{paymentMethod}} on {{paidAt}} for order {{orderId}}.",
+    ctaLabel: null,
+    cta: null,
+  },
+  "customer.net30_invoice_issued": {
+    audience: "buyer",
+    description: "To the buyer when a Net-N invoice is issued at checkout (and on resend), with its download link",
+    subject: "Invoice {{invoiceNumber}} from {{merchantName}}",
+    heading: "Your invoice {{invoiceNumber}}",
+    body: "{{merchantName}} issued invoice {{invoiceNumber}} for {{amount}} (order {{orderId}}), due on {{dueDate}}.",
+    ctaLabel: "Download the invoice",
+    cta: "invoiceUrl",
+  },
 } as const satisfies Record<string, TemplateDef>;
 
 export type TemplateName = keyof typeof EMAIL_TEMPLATES;
@@ -166,9 +184,9 @@ export const isTemplateName = (n: string): n is TemplateName => Object.hasOwn(EM
 
 /** What a template may use; every value is plain text (formatted money and dates included). */
 export interface EmailVars {
-  quoteNumber: string;
+  quoteNumber?: string;
   merchantName: string;
-  customerEmail: string;
+  customerEmail?: string;
   revisionNumber?: string;
   total?: string;
   expiresAt?: string;
@@ -179,8 +197,17 @@ export interface EmailVars {
   acceptedBy?: string;
   quoteUrl?: string;
   checkoutUrl?: string;
+  // payments and invoices
+  amount?: string;
+  orderId?: string;
+  paymentMethod?: string;
+  paidAt?: string;
+  invoiceNumber?: string;
+  dueDate?: string;
+  invoiceUrl?: string;
 }
-export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "quoteUrl", "checkoutUrl"];
+export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "quoteUrl", "checkoutUrl",
+  "amount", "orderId", "paymentMethod", "paidAt", "invoiceNumber", "dueDate", "invoiceUrl"];
 
 export interface Brand {
   name: string;
@@ -203,6 +230,13 @@ export const SAMPLE_VARS: EmailVars = {
   acceptedBy: "Bea Buyer",
   quoteUrl: "https://checkout.example.com/q/qt_sample",
   checkoutUrl: "https://checkout.example.com/checkout/sample",
+  amount: "USD 1,550.00",
+  orderId: "7d0f2c1e-5b7a-4e0c-9a51-2f4b8c6d1e90",
+  paymentMethod: "card",
+  paidAt: "November 25, 2026",
+  invoiceNumber: "INV-1042",
+  dueDate: "December 25, 2026",
+  invoiceUrl: "https://api.example.com/api/v1/payments/7d0f2c1e-5b7a-4e0c-9a51-2f4b8c6d1e90/invoice/download?token=sample",
 };
 
 /** {{name}} -> the variable's value (missing ones become an em dash), each through `wrap`. */

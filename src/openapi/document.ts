@@ -12,6 +12,7 @@ import { eventFilters } from "../events/events.service";
 import { orderFilters } from "../orders/orders.service";
 import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
 import { createChargeInput } from "../payments/processor-proxy.service";
+import { disputeInput, resolveDisputeInput, testDisputeInput } from "../payments/disputes.service";
 import { createApiKeyInput } from "../platform/api-keys.service";
 import { updateApplicationInput } from "../platform/applications.service";
 import { createConnectorInput } from "../platform/connectors.service";
@@ -197,6 +198,12 @@ function registerAll(reg: OpenAPIRegistry) {
   r("post", "/quote-requests", { tag: "quotes", summary: "Keyless: a buyer's request through a form token (202 alike for every accepted submission)", keyless: true, body: quoteRequestInput, ok: [202, S.QuoteRequestReceipt] });
   r("post", "/test-processor/charges", { tag: "payments", summary: "Mint a charge as if a buyer paid on the test processor's page, for a processor_proxy checkout (non-production)", body: createChargeInput, ok: [201, S.TestProcessorCharge] });
   r("post", "/test-processor/payments/{id}/resolve", { tag: "payments", summary: "Resolve a test-processor payment awaiting 3-D Secure (non-production)", params: id, body: resolveInput, ok: [200, S.Payment] });
+  r("get", "/payments/{id}/invoice-pdf", { tag: "payments", summary: "A Net-N invoice's PDF: a URL signed for 15 minutes (payments:read or invoices:read); 409 not_invoice, pdf_not_ready; 503 storage_unavailable", params: id, ok: [200, S.InvoicePdfUrl] });
+  r("post", "/payments/{id}/invoice/resend", { tag: "payments", summary: "Queue customer.net30_invoice_issued again with a fresh download link (payments:write or invoices:write); 409 not_invoice, pdf_not_ready, no_recipient, email_not_configured", params: id, ok: [200, S.InvoiceResend] });
+  r("get", "/payments/{id}/invoice/download", { tag: "payments", keyless: true, summary: "The buyer's link: 302 to a short-lived signed URL of the invoice PDF; 400 missing_token, 401 invalid_token", params: id, query: z.object({ token: z.string().optional().meta({ description: "The signed download token of the invoice email" }) }), ok: [302, null] });
+  r("post", "/payments/{id}/dispute", { tag: "payments", summary: "Open a dispute on captured money (payment_disputes:write); 422 payment_not_disputable, 409 dispute_already_open", params: id, body: disputeInput, ok: [200, S.Payment] });
+  r("post", "/payments/{id}/dispute/resolve", { tag: "payments", summary: "Resolve the open dispute: merchant_won clears it, buyer_won refunds what is captured and clears it (payment_disputes:write); 409 payment_not_disputed", params: id, body: resolveDisputeInput, ok: [200, S.Payment] });
+  r("post", "/test-processor/payments/{id}/dispute", { tag: "payments", summary: "Test processor, non-production: a chargeback arrives on a card payment, as a card network would send it", params: id, body: testDisputeInput, ok: [200, S.Payment] });
 }
 
 let cached: ReturnType<OpenApiGeneratorV31["generateDocument"]> | null = null;

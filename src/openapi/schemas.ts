@@ -260,6 +260,9 @@ export const Payment = z
     disputed: z.boolean(),
     disputeReason: z.string().nullable(),
     disputeOpenedAt: ts.nullable(),
+    disputeResolvedAt: ts.nullable(),
+    disputeOutcome: z.enum(["merchant_won", "buyer_won"]).nullable().meta({ description: "How the last dispute ended (set while a resolution runs)" }),
+    invoiceNumber: z.string().nullable().meta({ description: "Net-N invoices: INV-{seq}, gap-free per application and environment" }),
     net_n: z.number().int().nullable(),
     netNSource: z.string().nullable(),
     metadata: json,
@@ -267,6 +270,9 @@ export const Payment = z
     updatedAt: ts,
   })
   .meta({ id: "Payment" });
+
+export const InvoicePdfUrl = z.object({ url: z.string().meta({ description: "Signed for 15 minutes" }) }).meta({ id: "InvoicePdfUrl" });
+export const InvoiceResend = z.object({ messageId: id.meta({ description: "The queued email's id (GET /emails)" }) }).meta({ id: "InvoiceResend" });
 
 export const Transaction = z
   .object({ id, paymentId: id, type: z.string(), status: z.string(), amount: money, currency: z.string(), createdAt: ts })
@@ -532,6 +538,8 @@ export const Email = z
     html: z.string().nullable(),
     text: z.string().nullable(),
     quoteId: id.nullable(),
+    orderId: id.nullable(),
+    paymentId: id.nullable(),
     attempts: z.number().int(),
     lastError: z.string().nullable(),
     sentAt: ts.nullable(),

@@ -1,5 +1,7 @@
 import { Router } from "express";
 import { ctxOf, ok, okPage } from "../rest/http";
+import { disputePayment, openTestDispute, resolvePaymentDispute } from "./disputes.service";
+import { invoiceDownloadTarget, invoicePdfUrl, resendInvoice } from "./invoices.service";
 import { capturePayment, getPayment, listPayments, markPaymentFailed, paymentTransactions, paymentView, refundPayment, resolveTestPayment } from "./payments.service";
 
 export function paymentsRouter() {
@@ -15,5 +17,15 @@ export function paymentsRouter() {
   });
   r.post("/payments/:id/mark-failed", async (req, res) => ok(res, paymentView(await markPaymentFailed(ctxOf(req), req.params.id, req.body))));
   r.post("/test-processor/payments/:id/resolve", async (req, res) => ok(res, paymentView(await resolveTestPayment(ctxOf(req), req.params.id, req.body))));
+  // receivables: the invoice PDF, its resend, and the buyer's keyless download (the signed token is the authority)
+  r.get("/payments/:id/invoice-pdf", async (req, res) => ok(res, await invoicePdfUrl(ctxOf(req), req.params.id)));
+  r.post("/payments/:id/invoice/resend", async (req, res) => ok(res, await resendInvoice(ctxOf(req), req.params.id)));
+  r.get("/payments/:id/invoice/download", async (req, res) => {
+    res.set("cache-control", "private, no-store").redirect(302, await invoiceDownloadTarget(ctxOf(req), req.params.id, req.query.token));
+  });
+  // disputes
+  r.post("/payments/:id/dispute", async (req, res) => ok(res, paymentView(await disputePayment(ctxOf(req), req.params.id, req.body))));
+  r.post("/payments/:id/dispute/resolve", async (req, res) => ok(res, paymentView(await resolvePaymentDispute(ctxOf(req), req.params.id, req.body))));
+  r.post("/test-processor/payments/:id/dispute", async (req, res) => ok(res, paymentView(await openTestDispute(ctxOf(req), req.params.id, req.body))));
   return r;
 }

@@ -11,6 +11,7 @@ import { DomainError, errors, parseInput } from "../shared/errors";
 import { calendarDate } from "../shared/dates";
 import { MAX_AMOUNT, positiveAmount } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
+import { nextInvoiceNumber, queueInvoiceEmail } from "./invoice-issue";
 import { movePayment, type PaymentStatus } from "./payment.machine";
 import { type ChargeResult, processorFor } from "./processor";
 
@@ -30,6 +31,9 @@ export function paymentView(p: Payment) {
     disputed: p.disputed,
     disputeReason: p.disputeReason,
     disputeOpenedAt: p.disputeOpenedAt?.toISOString() ?? null,
+    disputeResolvedAt: p.disputeResolvedAt?.toISOString() ?? null,
+    disputeOutcome: p.disputeOutcome,
+    invoiceNumber: p.invoiceNumber,
     net_n: p.netN,
     netNSource: p.netNSource,
     metadata: p.metadata,
@@ -41,7 +45,7 @@ export function paymentView(p: Payment) {
 const system: Actor = { actorType: "system" };
 const CARD_AUTH_TTL_MS = 7 * 86_400_000;
 
-async function paymentEvent(ctx: Ctx, p: Payment, type: string, extra: Record<string, unknown> = {}) {
+export async function paymentEvent(ctx: Ctx, p: Payment, type: string, extra: Record<string, unknown> = {}) {
   await recordEvent(ctx, await tenantOf(ctx, p), type, {
     paymentId: p.id,
     orderId: p.orderId,
@@ -71,12 +75,15 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
       ]);
       await paymentEvent(ctx, p, "payment.captured", { capturedAmount: p.capturedAmount, authorizedAmount: p.authorizedAmount });
       break;
-    case "authorized":
+    case "authorized": {
+      // A Net-N payment is authorized when its invoice is issued: the invoice gets its number in this transaction.
+      const invoice = payment.method === "net30" && !payment.invoiceNumber ? { invoiceNumber: await nextInvoiceNumber(ctx, payment) } : {};
       p = await movePayment(
         ctx,
         payment,
         "authorized",
         {
+          ...invoice,
           authorizedAmount: payment.amount,
           processorPaymentId: result.processorPaymentId,
           errorCode: null,
@@ -86,8 +93,10 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
         },
         [row("authorization", "succeeded", payment.amount)],
       );
-      await paymentEvent(ctx, p, "payment.authorized", { authorizedAmount: p.authorizedAmount });
+      await paymentEvent(ctx, p, "payment.authorized", { authorizedAmount: p.authorizedAmount, ...invoice });
+      if (invoice.invoiceNumber) queueInvoiceEmail(ctx, p, `invoice:${p.id}`);
       break;
+    }
     case "processing":
       p = await movePayment(ctx, payment, "processing", { processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [row("authorization", "pending", payment.amount)]);
       await paymentEvent(ctx, p, "payment.processing");
@@ -107,7 +116,7 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
   return p;
 }
 
-async function findPayment(ctx: Ctx, id: string, lock = false) {
+export async function findPayment(ctx: Ctx, id: string, lock = false) {
   const t = requireTenant(ctx);
   if (!z.uuid().safeParse(id).success) throw errors.notFound("Payment");
   if (lock) await ctx.db.$executeRaw`SELECT 1 FROM "Payment" WHERE id = ${id}::uuid FOR UPDATE`;
@@ -179,11 +188,16 @@ export const refundInput = z.strictObject({ amount: positiveAmount.optional(), r
 export async function refundPayment(ctx: Ctx, id: string, body: unknown) {
   requireScope(ctx, "payment_refunds:write");
   const input = parseInput(refundInput, body ?? {});
+  return refundPaymentAmount(ctx, id, input.amount);
+}
+
+/** The refund itself, for callers that checked their own scope (a dispute the buyer won refunds through it). */
+export async function refundPaymentAmount(ctx: Ctx, id: string, amountAsked?: number) {
   const p = await findPayment(ctx, id);
   if (!["captured", "partially_refunded"].includes(p.status)) {
     throw new DomainError("refund_not_allowed", 422, `A ${p.status} payment cannot be refunded`, { status: p.status });
   }
-  const amount = input.amount ?? p.capturedAmount - p.refundedAmount;
+  const amount = amountAsked ?? p.capturedAmount - p.refundedAmount;
   const claimed = await ctx.db.$executeRaw`
     UPDATE "Payment" SET "refundingAmount" = ${amount}, "updatedAt" = ${ctx.clock.now()}
     WHERE id = ${p.id}::uuid AND "refundingAmount" = 0 AND status IN ('captured', 'partially_refunded')
@@ -276,8 +290,11 @@ export async function listPayments(ctx: Ctx, query: unknown) {
   if (q.due_to) dueRange.lte = new Date(q.due_to);
   if (q.aging) {
     // days past due: dueDate = today - days
+    // (intersected with due_from / due_to when both are given)
     const [minDays, maxDays] = AGING[q.aging];
-    dueRange = { ...dueRange, lte: new Date(today.getTime() - minDays * day), gte: new Date(today.getTime() - maxDays * day) };
+    const lte = new Date(today.getTime() - minDays * day);
+    const gte = new Date(today.getTime() - maxDays * day);
+    dueRange = { lte: dueRange.lte && dueRange.lte < lte ? dueRange.lte : lte, gte: dueRange.gte && dueRange.gte > gte ? dueRange.gte : gte };
   }
   const rows = await ctx.db.payment.findMany({
     where: {
@@ -297,7 +314,7 @@ export async function listPayments(ctx: Ctx, query: unknown) {
   return toPage(rows, q);
 }
 
-function actorOf(ctx: Ctx): Actor {
+export function actorOf(ctx: Ctx): Actor {
   const p = ctx.principal;
   if (!p) return system;
   return p.member ? { actorType: "user", actorId: p.member.id } : { actorType: "integration", actorId: p.apiKey?.id };

@@ -1,9 +1,11 @@
-// Time-driven payment moves: card authorizations that outlive their TTL expire; Net-N invoices past their
-// due date raise invoice.overdue once (the payment stays authorized).
+// Time-driven payment sweeps, one per job: card authorizations that outlive their TTL expire
+// (payment-authorization-expiry); Net-N invoices past their due date raise invoice.overdue once, the payment staying
+// authorized (invoice-overdue). Net-N payments never carry authorizationExpiresAt, so the two never touch one row.
 import { recordEvent, tenantOf } from "../events/events.service";
 import { syncOrderAfterPayment } from "../orders/orders.service";
 import { type Ctx, withTx } from "../shared/context";
 import { movePayment } from "./payment.machine";
+import { paymentEvent } from "./payments.service";
 
 export async function expireAuthorizations(ctx: Ctx, limit = 500) {
   const now = ctx.clock.now();
@@ -14,7 +16,7 @@ export async function expireAuthorizations(ctx: Ctx, limit = 500) {
       const cur = await tx.db.payment.findUniqueOrThrow({ where: { id: p.id } });
       if (cur.status !== "authorized") return;
       const moved = await movePayment(tx, cur, "expired");
-      await recordEvent(tx, await tenantOf(tx, cur), "payment.expired", { paymentId: cur.id, orderId: cur.orderId, amount: cur.amount, currency: cur.currency });
+      await paymentEvent(tx, moved, "payment.expired", { authorizedAmount: moved.authorizedAmount });
       if (moved.orderId) await syncOrderAfterPayment(tx, moved.orderId, { actorType: "system" });
       n++;
     });
@@ -24,7 +26,7 @@ export async function expireAuthorizations(ctx: Ctx, limit = 500) {
 
 export async function flagOverdueInvoices(ctx: Ctx, limit = 500) {
   const today = new Date(ctx.clock.now().toISOString().slice(0, 10));
-  const due = await ctx.db.payment.findMany({ where: { status: "authorized", dueDate: { lt: today }, overdueNotifiedAt: null }, take: limit });
+  const due = await ctx.db.payment.findMany({ where: { status: "authorized", method: "net30", dueDate: { lt: today }, overdueNotifiedAt: null }, take: limit });
   let n = 0;
   for (const p of due) {
     await withTx(ctx, async (tx) => {
@@ -33,6 +35,7 @@ export async function flagOverdueInvoices(ctx: Ctx, limit = 500) {
       await recordEvent(tx, await tenantOf(tx, p), "invoice.overdue", {
         paymentId: p.id,
         orderId: p.orderId,
+        invoiceNumber: p.invoiceNumber,
         amount: p.amount,
         currency: p.currency,
         dueDate: p.dueDate?.toISOString().slice(0, 10),
