@@ -12,6 +12,8 @@ import "../shipping-tax/shipping-tax.schema";
 import "../checkout/checkout.schema";
 import "../payments/payments.schema";
 import "../orders/orders.schema";
+import "../orders/order-reports.schema";
+import "../fulfillments/fulfillments.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";
 import "../mail/mail.schema";

@@ -27,7 +27,7 @@ export const OrderStatusEnum = describedEnum<(typeof ORDER_STATUSES)[number]>("O
   closed: "Finished; no further changes",
 });
 
-const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentStatus", "Where an order's money is, summed over its payments", {
+export const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentStatus", "Where an order's money is, summed over its payments", {
   pending: "Nothing settled yet",
   authorized: "Held (or invoiced), not collected",
   processing: "Waiting on the buyer or processor (e.g. 3-D Secure)",
@@ -41,7 +41,7 @@ const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentSt
   expired: "The authorization lapsed",
 });
 
-const ActorTypeEnum = describedEnum<Actor["actorType"]>("ActorType", "Who made a change", {
+export const ActorTypeEnum = describedEnum<Actor["actorType"]>("ActorType", "Who made a change", {
   user: "A dashboard member",
   system: "The service itself (jobs, state machines)",
   integration: "An API key",
@@ -145,7 +145,7 @@ const OrderRef = builder.objectRef<OrderV>("Order").implement({
 const OrderPage = pageOf<OrderV>("OrderPage", OrderRef, "orders");
 const orderId = "The order's id";
 
-const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
+export const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
   not_shipped: "Nothing shipped yet",
   in_transit: "A shipment is on its way",
   delivered: "Shipments delivered",

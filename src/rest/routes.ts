@@ -6,6 +6,8 @@ import { checkoutRouter } from "../checkout/checkout.rest";
 import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
 import { mailRouter } from "../mail/mail.rest";
+import { fulfillmentsRouter } from "../fulfillments/fulfillments.rest";
+import { orderReportsRouter } from "../orders/order-reports.rest";
 import { ordersRouter } from "../orders/orders.rest";
 import { paymentsRouter } from "../payments/payments.rest";
 import { platformRouter } from "../platform/platform.rest";
@@ -16,7 +18,7 @@ import { webhooksRouter } from "../webhooks/webhooks.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), paymentsRouter(), quotesRouter(), mailRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), paymentsRouter(), quotesRouter(), mailRouter()];
 }
 
 export interface RouteInfo {
