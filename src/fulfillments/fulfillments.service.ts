@@ -103,14 +103,15 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
       include: { lines: true },
     });
     const after = await bumpLines(tx, o.id, "fulfilledQuantity", new Map(input.lineItems.map((l) => [l.lineItemId, l.quantity])));
-    await recordActivity(tx, o.id, [
-      activity(tx, { kind: "fulfillment", title: s ? `Shipment of ${units(lineCount(f))} created` : `${units(lineCount(f))} handed over`, source: "fulfillment", detail: input.note ?? null }),
-      ...(shipped ? [activity(tx, { kind: "fulfillment", title: "Shipment handed to the carrier", source: "fulfillment", detail: via(f) })] : []),
-    ]);
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.created", eventData(o, f));
     if (f.status === "completed") await recordEvent(tx, await tenantOf(tx, o), "fulfillment.completed", eventData(o, f));
     if (shipped) await recordEvent(tx, await tenantOf(tx, o), "fulfillment.shipment.shipped", eventData(o, f));
     await recomputeOrder(tx, o, after);
+    // activity last: rows of one clock tick read back status change first, then what the request did
+    await recordActivity(tx, o.id, [
+      activity(tx, { kind: "fulfillment", title: s ? `Shipment of ${units(lineCount(f))} created` : `${units(lineCount(f))} handed over`, source: "fulfillment", detail: input.note ?? null }),
+      ...(shipped ? [activity(tx, { kind: "fulfillment", title: "Shipment handed to the carrier", source: "fulfillment", detail: via(f) })] : []),
+    ]);
     return f;
   });
 }
@@ -177,10 +178,10 @@ export async function updateFulfillment(ctx: Ctx, id: string, body: unknown) {
       include: { lines: true },
     });
     if (shipsNow) {
-      await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: "Shipment handed to the carrier", source: "fulfillment", detail: via(updated) })]);
       if (completesNow) await recordEvent(tx, await tenantOf(tx, o), "fulfillment.completed", eventData(o, updated));
       await recordEvent(tx, await tenantOf(tx, o), "fulfillment.shipment.shipped", eventData(o, updated));
       await recomputeOrder(tx, o, await tx.db.orderLineItem.findMany({ where: { orderId: o.id } }));
+      await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: "Shipment handed to the carrier", source: "fulfillment", detail: via(updated) })]);
     }
     return updated;
   });
@@ -200,11 +201,11 @@ export async function markDelivered(ctx: Ctx, id: string) {
       data: { hasShipment: true, deliveredAt: now, shippedAt: f.shippedAt ?? now, status: "completed", updatedAt: now },
       include: { lines: true },
     });
-    await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: "Shipment delivered", source: "fulfillment", detail: via(updated) })]);
     if (completesNow) await recordEvent(tx, await tenantOf(tx, o), "fulfillment.completed", eventData(o, updated));
     if (!f.shippedAt) await recordEvent(tx, await tenantOf(tx, o), "fulfillment.shipment.shipped", eventData(o, updated));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.shipment.delivered", eventData(o, updated));
     await recomputeOrder(tx, o, await tx.db.orderLineItem.findMany({ where: { orderId: o.id } }));
+    await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: "Shipment delivered", source: "fulfillment", detail: via(updated) })]);
     return updated;
   });
 }
@@ -238,9 +239,9 @@ export async function cancelFulfillment(ctx: Ctx, id: string) {
     if (moved.length !== 1) throw new DomainError("fulfillment_state_changed", 409, "The fulfillment changed while this request ran; retry");
     const updated = { ...moved[0], lines: f.lines };
     const after = await bumpLines(tx, o.id, "fulfilledQuantity", new Map(f.lines.map((l) => [l.lineItemId, -l.quantity])));
-    await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: `Fulfillment of ${units(lineCount(f))} cancelled`, source: "fulfillment" })]);
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.cancelled", eventData(o, updated));
     await recomputeOrder(tx, o, after);
+    await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: `Fulfillment of ${units(lineCount(f))} cancelled`, source: "fulfillment" })]);
     return updated;
   });
 }

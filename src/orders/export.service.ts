@@ -1,5 +1,5 @@
 // GET /orders/export.csv: the orders GET /orders would list (same filters), as RFC 4180 CSV (csv-stringify,
-// CRLF records, fields with commas, quotes or line breaks quoted), streamed in keyset batches so neither the file
+// CRLF records; fields with commas, quotes, CR or LF quoted: csv-stringify quotes a lone LF only through quoted_match), streamed in keyset batches so neither the file
 // nor the result is ever held whole; at most EXPORT_MAX_ROWS rows.
 import { once } from "node:events";
 import type { Writable } from "node:stream";
@@ -73,7 +73,7 @@ export async function* exportBatches(ctx: Ctx, prepared: ReturnType<typeof prepa
  * tab or CR are prefixed with ' (spreadsheet formula injection).
  */
 export async function streamOrdersCsv(ctx: Ctx, prepared: ReturnType<typeof prepareExport>, out: Writable, max = EXPORT_MAX_ROWS) {
-  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: "windows", escape_formulas: true });
+  const csv = stringify({ header: true, columns: [...EXPORT_COLUMNS], record_delimiter: "windows", escape_formulas: true, quoted_match: /[\r\n]/ });
   csv.pipe(out);
   const gone = () => out.destroyed || out.writableEnded;
   for await (const batch of exportBatches(ctx, prepared, max)) {

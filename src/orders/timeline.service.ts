@@ -1,7 +1,8 @@
 // GET /orders/{id}/timeline: one row per status-history row, payment transaction (of the order's payments) and
 // activity row (holds, comps, fulfillments, shipments, returns), newest first. One SQL statement per page: a
-// UNION ALL of the three sources with a keyset on (at, source rank, seq) — seq is each table's insertion
-// order, so rows written in one clock tick still read back in the order they happened.
+// UNION ALL of the three sources with a keyset on (at, rank, seq): seq is each table's insertion order; the rank
+// orders rows of one clock tick across tables as they are written (the order's first status row, then payment
+// transactions, then later status changes, then activity rows, which services write last).
 import { z } from "zod";
 import { Prisma } from "../generated/prisma/client";
 import { requireScope, requireTenant } from "../platform/auth.service";
@@ -54,7 +55,7 @@ function decode(cursor: string): Key {
   try {
     const [a, rank, seq] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     const at = new Date(a);
-    if (typeof a !== "string" || Number.isNaN(at.getTime()) || ![0, 1, 2].includes(rank) || !Number.isSafeInteger(seq) || seq < 0 || seq > 2 ** 31) throw new Error("bad");
+    if (typeof a !== "string" || Number.isNaN(at.getTime()) || ![0, 1, 2, 3].includes(rank) || !Number.isSafeInteger(seq) || seq < 0 || seq > 2 ** 31) throw new Error("bad");
     return { at, rank, seq };
   } catch {
     throw errors.validation([{ path: ["query", "cursor"], message: "Invalid cursor" }]);
@@ -88,7 +89,7 @@ const PAYMENT_TITLE: Record<string, string> = {
 
 function titleOf(r: Raw): string {
   if (r.kind === "status") return r.a ? `Status changed from ${label(r.a)} to ${label(r.b!)}` : `Order created as ${label(r.b!)}`;
-  if (r.rank === 0) return PAYMENT_TITLE[`${r.a}:${r.b}`] ?? `Payment ${r.a} ${r.b}`.replace(/_/g, " ");
+  if (r.kind === "payment") return PAYMENT_TITLE[`${r.a}:${r.b}`] ?? `Payment ${r.a} ${r.b}`.replace(/_/g, " ");
   return r.title ?? "";
 }
 
@@ -108,16 +109,16 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
   const keyset = after ? Prisma.sql`WHERE (x.at, x.rank, x.seq) < (${after.at}::timestamptz, ${after.rank}::int, ${after.seq}::int)` : Prisma.empty;
   const rows = await ctx.db.$queryRaw<Raw[]>`
     SELECT * FROM (
-      SELECT h."createdAt" AS at, 1 AS rank, h.seq, h.id::text AS id, 'status' AS kind, h."fromStatus" AS a, h."toStatus" AS b,
+      SELECT h."createdAt" AS at, CASE WHEN h."fromStatus" IS NULL THEN 0 ELSE 2 END AS rank, h.seq, h.id::text AS id, 'status' AS kind, h."fromStatus" AS a, h."toStatus" AS b,
              NULL::text AS title, h.source, NULL::text AS detail, NULL::int AS amount, NULL::text AS currency,
              h."actorType", NULL::text AS "actorName", h.reason
       FROM "OrderStatusHistory" h WHERE h."orderId" = ${id}::uuid
       UNION ALL
-      SELECT tr."createdAt", 0, tr.seq, tr.id::text, 'payment', tr.type, tr.status,
+      SELECT tr."createdAt", 1, tr.seq, tr.id::text, 'payment', tr.type, tr.status,
              NULL, p.method, p.method, tr.amount, tr.currency, NULL, NULL, NULL
       FROM "Transaction" tr JOIN "Payment" p ON p.id = tr."paymentId" WHERE p."orderId" = ${id}::uuid
       UNION ALL
-      SELECT a."createdAt", 2, a.seq, a.id::text, a.kind, NULL, NULL,
+      SELECT a."createdAt", 3, a.seq, a.id::text, a.kind, NULL, NULL,
              a.title, a.source, a.detail, a.amount, a.currency, a."actorType", a."actorName", a.reason
       FROM "OrderActivity" a WHERE a."orderId" = ${id}::uuid
     ) x
@@ -127,15 +128,15 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
   const hasMore = rows.length > q.limit;
   const page = hasMore ? rows.slice(0, q.limit) : rows;
   const items: TimelineRow[] = page.map((r) => {
-    const row: TimelineRow = { id: r.id, at: r.at.toISOString(), kind: r.kind as TimelineKind, title: titleOf(r), source: r.rank === 0 ? "payment" : r.source };
-    const detail = r.rank === 0 ? (METHOD[r.detail ?? ""] ?? r.detail) : r.detail;
+    const row: TimelineRow = { id: r.id, at: r.at.toISOString(), kind: r.kind as TimelineKind, title: titleOf(r), source: r.kind === "payment" ? "payment" : r.source };
+    const detail = r.kind === "payment" ? (METHOD[r.detail ?? ""] ?? r.detail) : r.detail;
     if (detail) row.detail = detail;
     if (r.amount !== null) row.amount = Number(r.amount);
     if (r.currency) row.currency = r.currency;
     if (r.actorType) row.actorType = r.actorType;
     if (r.actorName) row.actorName = r.actorName;
     if (r.reason) row.reason = r.reason;
-    if (r.rank === 0 && r.a === "refund" && order.subscriptionId) row.subscriptionId = order.subscriptionId;
+    if (r.kind === "payment" && r.a === "refund" && order.subscriptionId) row.subscriptionId = order.subscriptionId;
     return row;
   });
   const last = page[page.length - 1];
