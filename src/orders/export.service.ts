@@ -1,7 +1,6 @@
 // GET /orders/export.csv: the orders GET /orders would list (same filters), as RFC 4180 CSV (csv-stringify,
 // CRLF records; fields with commas, quotes, CR or LF quoted: csv-stringify quotes a lone LF only through quoted_match), streamed in keyset batches so neither the file
 // nor the result is ever held whole; at most EXPORT_MAX_ROWS rows.
-import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify";
 import type { Prisma } from "../generated/prisma/client";
@@ -78,13 +77,34 @@ export async function streamOrdersCsv(ctx: Ctx, prepared: ReturnType<typeof prep
   const gone = () => out.destroyed || out.writableEnded;
   for await (const batch of exportBatches(ctx, prepared, max)) {
     for (const row of batch) {
-      if (!csv.write(row)) await Promise.race([once(csv, "drain"), once(out, "close")]);
+      if (!csv.write(row)) await drainOrClose(csv, out);
       if (gone()) break;
     }
     if (gone()) break;
   }
   csv.end();
-  if (!gone()) await Promise.race([once(out, "finish"), once(out, "close")]);
+  if (!gone()) await new Promise<void>((resolve) => {
+    const done = () => {
+      out.off("finish", done);
+      out.off("close", done);
+      resolve();
+    };
+    out.on("finish", done);
+    out.on("close", done);
+  });
+}
+
+/** Resolves once the stringifier drains or the client goes away (listeners removed either way). */
+function drainOrClose(csv: Writable, out: Writable) {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      csv.off("drain", done);
+      out.off("close", done);
+      resolve();
+    };
+    csv.on("drain", done);
+    out.on("close", done);
+  });
 }
 
 /** The relative URL of the export for these filters (GraphQL's ordersExport hands it out; fetch it with the same credential). */
