@@ -4,7 +4,8 @@
 import { parse } from "csv-parse/sync";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
-import { startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
+import { skipReason, startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
+import { kindOf, statementsOf } from "./helpers/statements";
 import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { seedOrder } from "./helpers/orders";
@@ -221,5 +222,48 @@ describe("order timeline and CSV export", () => {
     const rows = (parse(csv) as string[][]).slice(1);
     expect(rows.map((r) => r[0])).toEqual([mine.order.id]);
     expect(codeOf(await gql(FOrdersExportDocument, {}, { key: noRead.rawKey }))).toBe("insufficient_scopes");
+  });
+});
+
+describe("on PostgreSQL: statements per timeline page and per export batch", () => {
+  let t: TestApp | null;
+  let api: Api;
+  let demo: BootstrapResult;
+  beforeAll(async () => {
+    t = await startTestApp({ db: "pg", worker: false, env: { RATE_LIMIT_PER_CREDENTIAL: "off" } });
+    if (!t) return console.warn(skipReason("the timeline and export statement counts"));
+    api = client(t.url);
+    demo = await t.bootstrap();
+  });
+  afterAll(() => t?.close());
+
+  test("a timeline page is one UNION ALL statement whatever its size; the export one statement per 1,000 orders", async () => {
+    if (!t) return;
+    const { order, lines } = await seedOrder(t, demo, { lines: [{ quantity: 60 }] });
+    for (let i = 0; i < 30; i++) {
+      const f = await api("POST", `orders/${order.id}/fulfillments`, { key: demo.apiKey, body: { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }], shipment: { trackingNumber: `S${i}` } } });
+      expect(f.status).toBe(201);
+    }
+    await api("GET", `orders/${order.id}/timeline?limit=1`, { key: demo.apiKey }); // principal cache warm
+    const small = await statementsOf(() => api("GET", `orders/${order.id}/timeline?limit=2`, { key: demo.apiKey }));
+    const big = await statementsOf(() => api("GET", `orders/${order.id}/timeline?limit=200`, { key: demo.apiKey }));
+    expect(small.result.body.data).toHaveLength(2);
+    expect(big.result.body.data.length).toBeGreaterThan(60);
+    expect(big.statements.map(kindOf)).toEqual(small.statements.map(kindOf));
+    expect(big.statements.filter((s) => /UNION ALL/.test(s))).toHaveLength(1);
+    expect(big.statements.length).toBeLessThanOrEqual(3);
+
+    await t.deps.prisma.$executeRaw`
+      INSERT INTO "Order" (id, "applicationId", "environmentId", status, "paymentStatus", currency, subtotal, total, email, "createdAt", "updatedAt")
+      SELECT gen_random_uuid(), ${demo.applicationId}::uuid, ${demo.environments.sandbox.id}::uuid, 'processing', 'captured', 'USD', 100, 100, 'e' || i || '@example.com', now() - i * interval '1 second', now()
+      FROM generate_series(1, 2500) AS i`;
+    const exp = await statementsOf(async () => {
+      const r = await fetch(`${t!.url}/api/v1/orders/export.csv`, { headers: { "x-api-key": demo.apiKey } });
+      return (parse(await r.text()) as string[][]).length - 1;
+    });
+    expect(exp.result).toBe(2501);
+    const orderReads = exp.statements.filter((s) => /FROM "public"\."Order"/.test(s));
+    expect(orderReads).toHaveLength(3); // 1,000 + 1,000 + 501, each with its payments joined
+    expect(exp.statements.length).toBeLessThanOrEqual(5);
   });
 });
