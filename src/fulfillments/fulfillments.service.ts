@@ -33,7 +33,7 @@ export const updateFulfillmentInput = z.strictObject({
   }),
 });
 
-type FulfillmentFull = Fulfillment & { lines: FulfillmentLine[] };
+type FulfillmentFull = Fulfillment & { lines: Pick<FulfillmentLine, "lineItemId" | "quantity">[] };
 
 export function fulfillmentView(f: FulfillmentFull) {
   return {
@@ -84,25 +84,20 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
     const now = tx.clock.now();
     const s = input.shipment;
     const shipped = Boolean(s?.trackingNumber);
-    const f = await tx.db.fulfillment.create({
-      data: {
-        applicationId: o.applicationId,
-        environmentId: o.environmentId,
-        orderId: o.id,
-        status: !s || shipped ? "completed" : "pending",
-        note: input.note ?? null,
-        hasShipment: Boolean(s),
-        carrier: s?.carrier ?? null,
-        trackingNumber: s?.trackingNumber ?? null,
-        trackingUrl: s?.trackingUrl ?? null,
-        shippedAt: shipped ? now : null,
-        createdAt: now,
-        updatedAt: now,
-        lines: { createMany: { data: input.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })) } },
-      },
-      include: { lines: true },
-    });
-    const after = await bumpLines(tx, o.id, "fulfilledQuantity", new Map(input.lineItems.map((l) => [l.lineItemId, l.quantity])));
+    // the fulfillment and its lines in one statement
+    const [row] = await tx.db.$queryRaw<Fulfillment[]>`
+      WITH f AS (
+        INSERT INTO "Fulfillment" (id, "applicationId", "environmentId", "orderId", status, note, "hasShipment", carrier, "trackingNumber", "trackingUrl", "shippedAt", "createdAt", "updatedAt")
+        VALUES (gen_random_uuid(), ${o.applicationId}::uuid, ${o.environmentId}::uuid, ${o.id}::uuid, ${!s || shipped ? "completed" : "pending"}, ${input.note ?? null}, ${Boolean(s)},
+                ${s?.carrier ?? null}, ${s?.trackingNumber ?? null}, ${s?.trackingUrl ?? null}, ${shipped ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
+        RETURNING *
+      ), l AS (
+        INSERT INTO "FulfillmentLine" (id, "fulfillmentId", "lineItemId", quantity)
+        SELECT gen_random_uuid(), f.id, r."lineItemId", r.quantity FROM f, jsonb_to_recordset(${JSON.stringify(input.lineItems)}::jsonb) AS r("lineItemId" uuid, quantity int)
+      )
+      SELECT * FROM f`;
+    const f: FulfillmentFull = { ...row, lines: input.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })) };
+    const after = await bumpLines(tx, o.id, lines, "fulfilledQuantity", new Map(input.lineItems.map((l) => [l.lineItemId, l.quantity])));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.created", eventData(o, f));
     if (f.status === "completed") await recordEvent(tx, await tenantOf(tx, o), "fulfillment.completed", eventData(o, f));
     if (shipped) await recordEvent(tx, await tenantOf(tx, o), "fulfillment.shipment.shipped", eventData(o, f));
@@ -238,7 +233,7 @@ export async function cancelFulfillment(ctx: Ctx, id: string) {
     const moved = await tx.db.fulfillment.updateManyAndReturn({ where: { id: f.id, status: f.status }, data: { status: "cancelled", cancelledAt: now, updatedAt: now } });
     if (moved.length !== 1) throw new DomainError("fulfillment_state_changed", 409, "The fulfillment changed while this request ran; retry");
     const updated = { ...moved[0], lines: f.lines };
-    const after = await bumpLines(tx, o.id, "fulfilledQuantity", new Map(f.lines.map((l) => [l.lineItemId, -l.quantity])));
+    const after = await bumpLines(tx, o.id, lines, "fulfilledQuantity", new Map(f.lines.map((l) => [l.lineItemId, -l.quantity])));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.cancelled", eventData(o, updated));
     await recomputeOrder(tx, o, after);
     await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: `Fulfillment of ${units(lineCount(f))} cancelled`, source: "fulfillment" })]);

@@ -56,8 +56,11 @@ export function activity(ctx: Ctx, row: Omit<ActivityRow, "actorType" | "actorId
   return { ...row, ...actorOf(ctx.principal) };
 }
 
-/** Adds `delta` (per line id) to a quantity column of the order's lines in one statement; returns every line after. */
-export async function bumpLines(ctx: Ctx, orderId: string, column: "fulfilledQuantity" | "returnedQuantity", delta: Map<string, number>) {
+/**
+ * Adds `delta` (per line id) to a quantity column of the order's lines in one statement; returns the lines as they
+ * are now, computed from `lines` (read under the same order lock, so nothing else changed them).
+ */
+export async function bumpLines(ctx: Ctx, orderId: string, lines: OrderLineItem[], column: "fulfilledQuantity" | "returnedQuantity", delta: Map<string, number>) {
   if (delta.size) {
     const rows = JSON.stringify([...delta].map(([id, q]) => ({ id, q })));
     await ctx.db.$executeRaw`
@@ -65,7 +68,7 @@ export async function bumpLines(ctx: Ctx, orderId: string, column: "fulfilledQua
       FROM jsonb_to_recordset(${rows}::jsonb) AS r(id uuid, q int)
       WHERE l.id = r.id AND l."orderId" = ${orderId}::uuid`;
   }
-  return ctx.db.orderLineItem.findMany({ where: { orderId } });
+  return lines.map((l) => (delta.has(l.id) ? { ...l, [column]: l[column] + delta.get(l.id)! } : l));
 }
 
 /** The status the remaining quantities call for, from processing, partially_fulfilled or fulfilled. */

@@ -120,7 +120,7 @@ async function moveReturn(ctx: Ctx, id: string, to: "received" | "cancelled") {
     if (moved.length !== 1) throw new DomainError("invalid_return_state", 409, "The return changed while this request ran; retry");
     const updated = { ...moved[0], lines: r.lines };
     if (to === "received") {
-      const after = await bumpLines(tx, o.id, "returnedQuantity", new Map(r.lines.map((l) => [l.lineItemId, l.quantity])));
+      const after = await bumpLines(tx, o.id, await tx.db.orderLineItem.findMany({ where: { orderId: o.id } }), "returnedQuantity", new Map(r.lines.map((l) => [l.lineItemId, l.quantity])));
       await recomputeOrder(tx, o, after);
     }
     await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: to === "received" ? `Return of ${units(count(r))} received` : `Return of ${units(count(r))} cancelled`, source: "return" })]);
