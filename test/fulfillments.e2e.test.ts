@@ -70,6 +70,17 @@ describe("fulfillments and returns", () => {
     expect(list.body.data.map((f: any) => f.id)).toEqual([first.body.data.id, second.body.data.id]);
   });
 
+  test("a fulfillment that leaves status and deliveryState as they were still emits order.updated (its fulfillmentSummary moved)", async () => {
+    const { order: o, lines } = await seed([{ quantity: 3 }]);
+    await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }] });
+    const before = (await eventsOf(o.id)).length;
+    await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }] });
+    const ev = (await eventsOf(o.id)).slice(before);
+    expect(ev.map((e) => e.type)).toEqual(["fulfillment.created", "fulfillment.completed", "order.updated"]);
+    expect(ev[2].data).toMatchObject({ orderId: o.id, status: "partially_fulfilled", previousStatus: "partially_fulfilled" });
+    expect((await order(o.id)).fulfillmentSummary).toEqual({ itemsTotal: 3, itemsFulfilled: 2, itemsRemaining: 1 });
+  });
+
   test("a shipment is pending until it has a tracking number; PATCH adds one (completed, shippedAt, shipped); delivered records arrival", async () => {
     const { order: o, lines } = await seed([{ quantity: 2 }]);
     const f = await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 2 }], shipment: { carrier: "UPS" } });

@@ -101,7 +101,7 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.created", eventData(o, f));
     if (f.status === "completed") await recordEvent(tx, await tenantOf(tx, o), "fulfillment.completed", eventData(o, f));
     if (shipped) await recordEvent(tx, await tenantOf(tx, o), "fulfillment.shipment.shipped", eventData(o, f));
-    await recomputeOrder(tx, o, after);
+    await recomputeOrder(tx, o, after, { quantitiesChanged: true });
     // activity last: rows of one clock tick read back status change first, then what the request did
     await recordActivity(tx, o.id, [
       activity(tx, { kind: "fulfillment", title: s ? `Shipment of ${units(lineCount(f))} created` : `${units(lineCount(f))} handed over`, source: "fulfillment", detail: input.note ?? null }),
@@ -235,7 +235,7 @@ export async function cancelFulfillment(ctx: Ctx, id: string) {
     const updated = { ...moved[0], lines: f.lines };
     const after = await bumpLines(tx, o.id, lines, "fulfilledQuantity", new Map(f.lines.map((l) => [l.lineItemId, -l.quantity])));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.cancelled", eventData(o, updated));
-    await recomputeOrder(tx, o, after);
+    await recomputeOrder(tx, o, after, { quantitiesChanged: true });
     await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: `Fulfillment of ${units(lineCount(f))} cancelled`, source: "fulfillment" })]);
     return updated;
   });

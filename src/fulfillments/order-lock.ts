@@ -100,9 +100,9 @@ export function deliveryStateOf(lines: Pick<OrderLineItem, "fulfilledQuantity" |
 /**
  * After any fulfillment or return change, inside its transaction and under the order lock: the status from the
  * remaining quantities (through moveOrder, source fulfillment) and deliveryState; order.fulfilled when the order
- * enters fulfilled, order.updated for any other change.
+ * enters fulfilled, order.updated for any other change (quantities included).
  */
-export async function recomputeOrder(ctx: Ctx, o: LockedOrder, lines: OrderLineItem[]) {
+export async function recomputeOrder(ctx: Ctx, o: LockedOrder, lines: OrderLineItem[], opts: { quantitiesChanged?: boolean } = {}) {
   const fulfillments = await ctx.db.fulfillment.findMany({ where: { orderId: o.id, status: { not: "cancelled" }, hasShipment: true }, select: { hasShipment: true, trackingNumber: true, deliveredAt: true, status: true } });
   const deliveryState = deliveryStateOf(lines, fulfillments);
   let status = o.status;
@@ -116,7 +116,8 @@ export async function recomputeOrder(ctx: Ctx, o: LockedOrder, lines: OrderLineI
   if (deliveryState !== o.deliveryState) {
     await ctx.db.order.update({ where: { id: o.id }, data: { deliveryState, updatedAt: ctx.clock.now() } });
   }
-  if (status !== o.status || deliveryState !== o.deliveryState) {
+  // handed-over or returned units changed the order (fulfillmentSummary) even when its status and deliveryState did not
+  if (status !== o.status || deliveryState !== o.deliveryState || opts.quantitiesChanged) {
     const tenant = await tenantOf(ctx, o);
     const data = { orderId: o.id, status, previousStatus: o.status, deliveryState, previousDeliveryState: o.deliveryState, customer: customerOf(o) };
     if (status === "fulfilled" && o.status !== "fulfilled") await recordEvent(ctx, tenant, "order.fulfilled", data);

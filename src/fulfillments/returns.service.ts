@@ -121,7 +121,7 @@ async function moveReturn(ctx: Ctx, id: string, to: "received" | "cancelled") {
     const updated = { ...moved[0], lines: r.lines };
     if (to === "received") {
       const after = await bumpLines(tx, o.id, await tx.db.orderLineItem.findMany({ where: { orderId: o.id } }), "returnedQuantity", new Map(r.lines.map((l) => [l.lineItemId, l.quantity])));
-      await recomputeOrder(tx, o, after);
+      await recomputeOrder(tx, o, after, { quantitiesChanged: true });
     }
     await recordActivity(tx, o.id, [activity(tx, { kind: "fulfillment", title: to === "received" ? `Return of ${units(count(r))} received` : `Return of ${units(count(r))} cancelled`, source: "return" })]);
     await recordEvent(tx, await tenantOf(tx, o), "return.updated", eventData(o, updated, r.status));
