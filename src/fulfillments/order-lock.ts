@@ -106,7 +106,9 @@ export async function recomputeOrder(ctx: Ctx, o: LockedOrder, lines: OrderLineI
   const fulfillments = await ctx.db.fulfillment.findMany({ where: { orderId: o.id, status: { not: "cancelled" }, hasShipment: true }, select: { hasShipment: true, trackingNumber: true, deliveredAt: true, status: true } });
   const deliveryState = deliveryStateOf(lines, fulfillments);
   let status = o.status;
-  if (["processing", "partially_fulfilled", "fulfilled"].includes(o.status)) {
+  // the status follows quantities only when they change (a shipment's tracking or arrival never moves it, so a held
+  // order's delivered mark writes no status)
+  if (opts.quantitiesChanged && ["processing", "partially_fulfilled", "fulfilled"].includes(o.status)) {
     const want = statusFromQuantities(lines);
     if (want !== o.status) {
       await moveOrder(ctx, o, want, { ...actorOf(ctx.principal), source: "fulfillment" });
