@@ -4,6 +4,8 @@
 import { parse } from "csv-parse/sync";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
+import { makeCtx } from "../src/shared/context";
+import { EXPORT_MAX_ROWS, exportBatches } from "../src/orders/export.service";
 import { skipReason, startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
 import { kindOf, statementsOf } from "./helpers/statements";
 import { client, mintKeyVia } from "./helpers/http";
@@ -195,6 +197,12 @@ describe("order timeline and CSV export", () => {
     expect(notShipped.length).toBe(listed.filter((o) => o.deliveryState === null && o.status === "fulfilled").length);
     expect(await filtered("q=buyer17%40")).toEqual(rows.filter((r) => r[5].startsWith("buyer17")).filter((r) => r[5].includes("buyer17@")));
     expect(await filtered(`applicationId=${demo.applicationId}`)).toEqual([]);
+    // the row cap: batches stop at the limit (the route's is EXPORT_MAX_ROWS = 100,000; bench/export.ts runs it)
+    const tenant = { applicationId: app.applicationId, environmentId: app.environments.sandbox.id } as any;
+    const sizes: number[] = [];
+    for await (const batch of exportBatches(makeCtx(t.deps), { t: tenant, q: {}, empty: false }, 1500)) sizes.push(batch.length);
+    expect(sizes).toEqual([1000, 500]);
+    expect(EXPORT_MAX_ROWS).toBe(100_000);
   });
 
   test("export: tenant isolation, orders:read scope, bad filters as JSON errors, GraphQL ordersExport URL", async () => {
