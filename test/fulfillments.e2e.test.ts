@@ -2,6 +2,8 @@
 // holds), deliveryState for each row of the location qualifier table and the `delivery` filter, displayStatus,
 // events with data.customer, tenancy (404) and scopes (403), bad input never 5xx, and concurrent fulfillments on
 // PostgreSQL never exceeding the ordered quantity.
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { displayStatus } from "../src/orders/orders.service";
 import { deliveryStateOf } from "../src/fulfillments/order-lock";
@@ -79,6 +81,31 @@ describe("fulfillments and returns", () => {
     expect(ev.map((e) => e.type)).toEqual(["fulfillment.created", "fulfillment.completed", "order.updated"]);
     expect(ev[2].data).toMatchObject({ orderId: o.id, status: "partially_fulfilled", previousStatus: "partially_fulfilled" });
     expect((await order(o.id)).fulfillmentSummary).toEqual({ itemsTotal: 3, itemsFulfilled: 2, itemsRemaining: 1 });
+  });
+
+  test("orderUpdated(id) streams the order after each fulfillment, shipment and return change", async () => {
+    const { order: o, lines } = await seed([{ quantity: 2 }]);
+    const ws = createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: { "x-api-key": key }, retryAttempts: 0, lazy: true });
+    const it = ws.iterate({ query: `subscription($id: ID!) { orderUpdated(id: $id) { status deliveryState displayStatus fulfillmentSummary { itemsFulfilled } } }`, variables: { id: o.id } });
+    const next = async () => ((await it.next()).value as any).data.orderUpdated;
+    expect(await next()).toEqual({ status: "processing", deliveryState: null, displayStatus: "Processing", fulfillmentSummary: { itemsFulfilled: 0 } });
+    let p = next();
+    const f = await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }], shipment: { carrier: "UPS" } });
+    expect(await p).toEqual({ status: "partially_fulfilled", deliveryState: null, displayStatus: "Partially fulfilled", fulfillmentSummary: { itemsFulfilled: 1 } });
+    p = next();
+    await api("PATCH", `fulfillments/${f.body.data.id}`, { key, body: { shipment: { trackingNumber: "WS1" } } });
+    expect(await p).toMatchObject({ deliveryState: "in_transit", displayStatus: "Partially fulfilled · In transit" });
+    p = next();
+    await api("POST", `fulfillments/${f.body.data.id}/delivered`, { key });
+    expect(await p).toMatchObject({ deliveryState: "delivered" });
+    p = next();
+    const r = await api("POST", `orders/${o.id}/returns`, { key, body: { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }] } });
+    await api("POST", `returns/${r.body.data.id}/receive`, { key });
+    expect(await p).toMatchObject({ deliveryState: "returned", displayStatus: "Partially fulfilled · Returned" });
+    p = next();
+    await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }] });
+    expect(await p).toMatchObject({ status: "fulfilled", fulfillmentSummary: { itemsFulfilled: 2 } });
+    await ws.dispose();
   });
 
   test("a shipment is pending until it has a tracking number; PATCH adds one (completed, shippedAt, shipped); delivered records arrival", async () => {
