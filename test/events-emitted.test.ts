@@ -36,6 +36,7 @@ test("EMITTED_TODAY is exactly the set of types the code records", () => {
 test("every emitted type is in the catalog, and the catalog flags them", () => {
   expect([...EMITTED_TODAY].filter((t) => !EVENT_TYPES.includes(t))).toEqual([]);
   expect(eventTypeInfo("order.created").emitted).toBe(true);
-  expect(eventTypeInfo("order.fulfilled").emitted).toBe(true); // POST /orders/{id}/status to fulfilled
+  expect(eventTypeInfo("order.fulfilled").emitted).toBe(true); // fulfillments, and POST /orders/{id}/status to fulfilled
+  expect(eventTypeInfo("order.sync_failed").emitted).toBe(false);
   expect(EVENT_TYPES.filter((t) => eventTypeInfo(t).emitted).sort()).toEqual([...EMITTED_TODAY].sort());
 });

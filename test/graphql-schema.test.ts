@@ -47,6 +47,7 @@ const STRING_ALLOWED = new Map<string, string>([
   ["Query.events(type)", "an event type name"],
   ["WebhookDelivery.eventType", "an event type name"],
   ["Subscription.events(types)", "event type names"],
+  ["OrderTimelineRow.source", "what caused the row, from several tables: status-history sources, payment, fulfillment, return, and what holds, comps and line edits write"],
   ["Order.displayStatus", "a human label built from status, money and goods qualifiers, not a value to branch on"],
 ]);
 

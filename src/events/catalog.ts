@@ -73,6 +73,9 @@ export const EMITTED_TODAY: ReadonlySet<string> = new Set([
   "invoice.overdue",
   "quote.requested", "quote.proposed", "quote.declined", "quote.comment_added", "quote.viewed", "quote.revision_requested", "quote.accepted", "quote.converted", "quote.expired",
   "webhook.ping",
+  // fulfillments and returns (src/fulfillments), order.fulfilled (status recompute, or payment landing on an order with nothing to deliver)
+  "order.fulfilled", "fulfillment.created", "fulfillment.completed", "fulfillment.cancelled", "fulfillment.shipment.shipped", "fulfillment.shipment.delivered",
+  "return.created", "return.updated",
 ]);
 
 /** Retired names accepted on write and rewritten (platform.md part 9 rule 3). */
@@ -120,6 +123,13 @@ const TRIGGERS: Record<string, string> = {
   "extension.uninstalled": "An install is uninstalled (delivered after the state is set).",
   "extension.webhook_secret_rotated": "An install's signing secret is rotated (dual-signed).",
   "webhook.ping": "POST /webhook-endpoints/{id}/test.",
+  "fulfillment.created": "A fulfillment is created (handover, or shipment pending or shipped).",
+  "fulfillment.completed": "A fulfillment is completed: at once without a shipment, else when its shipment gets a tracking number or is delivered.",
+  "fulfillment.cancelled": "A fulfillment is cancelled; its units are free to fulfil again.",
+  "fulfillment.shipment.shipped": "A shipment gets its first tracking number (at creation or by PATCH), or is delivered without one.",
+  "fulfillment.shipment.delivered": "A shipment is marked delivered.",
+  "return.created": "A return is requested.",
+  "return.updated": "A return is received or cancelled; data.previousStatus is what it was.",
 };
 
 const REQUIRED_KEYS: Record<string, string[]> = {
@@ -143,6 +153,13 @@ const REQUIRED_KEYS: Record<string, string[]> = {
   "discount.removed": ["discountId", "code", "cartId", "reason"],
   "import.completed": ["importId", "mode"],
   "webhook.ping": ["endpointId"],
+  "fulfillment.created": ["fulfillmentId", "orderId", "customer", "fulfillment"],
+  "fulfillment.completed": ["fulfillmentId", "orderId", "customer", "fulfillment"],
+  "fulfillment.cancelled": ["fulfillmentId", "orderId", "customer", "fulfillment"],
+  "fulfillment.shipment.shipped": ["fulfillmentId", "orderId", "customer", "fulfillment"],
+  "fulfillment.shipment.delivered": ["fulfillmentId", "orderId", "customer", "fulfillment"],
+  "return.created": ["returnId", "orderId", "status", "customer", "return"],
+  "return.updated": ["returnId", "orderId", "status", "previousStatus", "customer", "return"],
 };
 
 export function eventTypeInfo(type: string) {

@@ -17,6 +17,8 @@ import "../payments/processor-proxy.schema";
 import "../payments/receivables.schema";
 import "../orders/orders.schema";
 import "../orders/order-ops.schema";
+import "../orders/order-reports.schema";
+import "../fulfillments/fulfillments.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";
 import "../mail/mail.schema";

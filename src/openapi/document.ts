@@ -10,6 +10,10 @@ import { createCustomerInput } from "../customers/customers.service";
 import { applyDiscountInput, createDiscountInput, discountListQuery, updateDiscountInput } from "../discounts/discounts.service";
 import { eventFilters } from "../events/events.service";
 import { orderFilters } from "../orders/orders.service";
+import { exportFilters } from "../orders/export.service";
+import { timelineQuery } from "../orders/timeline.service";
+import { createFulfillmentInput, updateFulfillmentInput } from "../fulfillments/fulfillments.service";
+import { createReturnInput } from "../fulfillments/returns.service";
 import { captureInput, markFailedInput, paymentFilters, refundInput, resolveInput } from "../payments/payments.service";
 import { createChargeInput } from "../payments/processor-proxy.service";
 import { disputeInput, resolveDisputeInput, testDisputeInput } from "../payments/disputes.service";
@@ -44,6 +48,8 @@ interface Op {
   ok: [number, z.ZodType | null, "page"?];
   /** extra `meta` beside data */
   meta?: z.ZodType;
+  /** the success body is a CSV file (text/csv), not JSON */
+  csv?: string;
 }
 
 const uuidParam = (what: string) =>
@@ -77,7 +83,9 @@ function register(reg: OpenAPIRegistry, method: Method, path: string, op: Op) {
       ...(op.body ? { body: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
     },
     responses: {
-      [op.ok[0]]: okSchema
+      [op.ok[0]]: op.csv
+        ? { description: op.csv, content: { "text/csv": { schema: { type: "string" as const } } } }
+        : okSchema
         ? { description: "Success", headers: op.keyless ? {} : { "RateLimit-Limit": rateLimitHeaders["RateLimit-Limit"], "RateLimit-Remaining": rateLimitHeaders["RateLimit-Remaining"], "RateLimit-Reset": rateLimitHeaders["RateLimit-Reset"] }, content: { "application/json": { schema: okSchema } } }
         : { description: "Success, no body" },
       429: { description: "rate_limited", headers: rateLimitHeaders, ...error },
@@ -154,6 +162,19 @@ function registerAll(reg: OpenAPIRegistry) {
   r("get", "/orders/{id}", { tag: "orders", summary: "An order with captured and refunded amounts", params: id, ok: [200, S.Order] });
   r("get", "/orders/{id}/payments", { tag: "orders", summary: "The order's payments", params: id, ok: [200, z.array(S.Payment)] });
   r("get", "/orders/{id}/status-history", { tag: "orders", summary: "Status changes, oldest first", params: id, ok: [200, z.array(S.StatusChange)] });
+  r("get", "/orders/export.csv", { tag: "orders", summary: "The orders GET /orders would list (same filters), as streamed RFC 4180 CSV, newest first, at most 100,000 rows", query: exportFilters, ok: [200, null], csv: "CSV, header row first: id, createdAt, status, paymentStatus, displayStatus, customerEmail, currency, subtotal, total, compAmount, capturedAmount, refundedAmount, delivery_state" });
+  r("get", "/orders/{id}/timeline", { tag: "orders", summary: "Status changes, payment transactions, fulfillments, shipments, returns, holds and comps, newest first (orders:read)", params: id, query: timelineQuery, ok: [200, S.TimelineRow, "page"] });
+  r("post", "/orders/{id}/fulfillments", { tag: "fulfillments", summary: "Hand over units (completed), or ship them (pending until a tracking number); 409 invalid_order_state, order_on_hold; 422 more than remains", params: id, body: createFulfillmentInput, ok: [201, S.Fulfillment] });
+  r("get", "/orders/{id}/fulfillments", { tag: "fulfillments", summary: "The order's fulfillments, oldest first", params: id, ok: [200, z.array(S.Fulfillment)] });
+  r("get", "/fulfillments/{id}", { tag: "fulfillments", summary: "A fulfillment", params: id, ok: [200, S.Fulfillment] });
+  r("patch", "/fulfillments/{id}", { tag: "fulfillments", summary: "Change the shipment; the first tracking number completes it (shipped)", params: id, body: updateFulfillmentInput, ok: [200, S.Fulfillment] });
+  r("post", "/fulfillments/{id}/delivered", { tag: "fulfillments", summary: "Record arrival (completes a pending shipment first); allowed on a held order", params: id, ok: [200, S.Fulfillment] });
+  r("post", "/fulfillments/{id}/cancel", { tag: "fulfillments", summary: "Cancel: its units are free to fulfil again and the order's status follows", params: id, ok: [200, S.Fulfillment] });
+  r("post", "/orders/{id}/returns", { tag: "returns", summary: "Request a return of fulfilled units (422 more than fulfilled and not returned)", params: id, body: createReturnInput, ok: [201, S.OrderReturn] });
+  r("get", "/orders/{id}/returns", { tag: "returns", summary: "The order's returns, oldest first", params: id, ok: [200, z.array(S.OrderReturn)] });
+  r("get", "/returns/{id}", { tag: "returns", summary: "A return", params: id, ok: [200, S.OrderReturn] });
+  r("post", "/returns/{id}/receive", { tag: "returns", summary: "The units came back (requested -> received)", params: id, ok: [200, S.OrderReturn] });
+  r("post", "/returns/{id}/cancel", { tag: "returns", summary: "Cancel a requested return", params: id, ok: [200, S.OrderReturn] });
   r("post", "/orders/{id}/capture", { tag: "orders", summary: "Capture every authorized payment in full", params: id, ok: [200, S.Order] });
   registerOrderOps(r);
   // payments

@@ -318,6 +318,57 @@ export const StatusChange = z
   .object({ fromStatus: z.string().nullable(), toStatus: z.string(), actorType: z.string(), actorId: z.string().nullable(), reason: z.string().nullable(), source: z.string(), createdAt: ts })
   .meta({ id: "OrderStatusChange" });
 
+const lineQuantity = z.object({ lineItemId: id, quantity: z.number().int().min(1) });
+
+export const Fulfillment = z
+  .object({
+    id,
+    orderId: id,
+    status: z.enum(["pending", "processing", "completed", "cancelled"]),
+    lineItems: z.array(lineQuantity),
+    shipment: z
+      .object({ carrier: z.string().nullable(), trackingNumber: z.string().nullable(), trackingUrl: z.string().nullable(), shippedAt: ts.nullable(), deliveredAt: ts.nullable() })
+      .nullable()
+      .meta({ description: "null for a handover without a shipment" }),
+    note: z.string().nullable(),
+    cancelledAt: ts.nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "Fulfillment" });
+
+export const OrderReturn = z
+  .object({
+    id,
+    orderId: id,
+    status: z.enum(["requested", "received", "cancelled"]),
+    reason: z.string().nullable(),
+    lineItems: z.array(lineQuantity),
+    receivedAt: ts.nullable(),
+    cancelledAt: ts.nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "OrderReturn" });
+
+export const TimelineRow = z
+  .object({
+    id,
+    at: ts,
+    kind: z.enum(["status", "payment", "fulfillment", "hold"]),
+    title: z.string().meta({ description: "A short English sentence" }),
+    source: z.string(),
+    detail: z.string().optional(),
+    amount: money.optional(),
+    currency: z.string().optional(),
+    actorType: z.string().optional(),
+    actorName: z.string().optional(),
+    reason: z.string().optional(),
+    subscriptionId: z.string().optional().meta({ description: "refund rows of a subscription's order" }),
+  })
+  .strict()
+  .meta({ id: "OrderTimelineRow" });
+
 // ---- quotes ---------------------------------------------------------------------------------------------------
 
 export const QuoteLineItem = z

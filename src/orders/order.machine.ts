@@ -9,8 +9,9 @@ export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
   draft: ["pending", "processing", "cancelled"],
   pending: ["processing", "cancelled"],
   processing: ["partially_fulfilled", "fulfilled", "cancelled"],
-  partially_fulfilled: ["fulfilled", "cancelled", "partially_fulfilled"],
-  fulfilled: ["closed"],
+  // back to processing or partially_fulfilled when a fulfillment is cancelled (status follows remaining quantities)
+  partially_fulfilled: ["fulfilled", "cancelled", "partially_fulfilled", "processing"],
+  fulfilled: ["closed", "partially_fulfilled", "processing"],
   cancelled: ["closed"],
   closed: [],
 };

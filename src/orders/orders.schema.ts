@@ -27,7 +27,7 @@ export const OrderStatusEnum = describedEnum<(typeof ORDER_STATUSES)[number]>("O
   closed: "Finished; no further changes",
 });
 
-const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentStatus", "Where an order's money is, summed over its payments", {
+export const OrderPaymentStatusEnum = describedEnum<OrderPaymentStatus>("OrderPaymentStatus", "Where an order's money is, summed over its payments", {
   pending: "Nothing settled yet",
   authorized: "Held (or invoiced), not collected",
   processing: "Waiting on the buyer or processor (e.g. 3-D Secure)",
@@ -50,7 +50,7 @@ const OrderSourceEnum = describedEnum<OrderSource>("OrderSource", "Where an orde
   renewal: "A subscription renewal",
 });
 
-const ActorTypeEnum = describedEnum<Actor["actorType"]>("ActorType", "Who made a change", {
+export const ActorTypeEnum = describedEnum<Actor["actorType"]>("ActorType", "Who made a change", {
   user: "A dashboard member",
   system: "The service itself (jobs, state machines)",
   integration: "An API key",
@@ -157,7 +157,7 @@ export const OrderRef = builder.objectRef<OrderV>("Order").implement({
 const OrderPage = pageOf<OrderV>("OrderPage", OrderRef, "orders");
 const orderId = "The order's id";
 
-const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
+export const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
   not_shipped: "Nothing shipped yet",
   in_transit: "A shipment is on its way",
   delivered: "Shipments delivered",

@@ -122,26 +122,36 @@ export const orderFilters = pageQuery.extend({
   delivery: z.enum(["not_shipped", "in_transit", "delivered", "returned"]).optional(),
 });
 
+export type OrderFilters = z.output<typeof orderFilters>;
+
+/** `delivery` filter values -> the stored deliveryState values they match (returned matches partial returns too). */
+const DELIVERY_MATCH = { in_transit: ["in_transit"], delivered: ["delivered"], returned: ["returned", "partially_returned"] } as const;
+
+/** The Prisma `where` of GET /orders (and its CSV export) for one tenant, without the page's keyset. */
+export function orderWhere(t: { applicationId: string; environmentId: string }, q: Omit<OrderFilters, "limit" | "cursor">) {
+  const search = q.q
+    ? { OR: [{ email: { contains: q.q, mode: "insensitive" as const } }, ...(z.uuid().safeParse(q.q).success ? [{ id: q.q }] : []), { lineItems: { some: { name: { contains: q.q, mode: "insensitive" as const } } } }] }
+    : {};
+  const delivery = !q.delivery ? {} : q.delivery === "not_shipped" ? { deliveryState: null } : { deliveryState: { in: [...DELIVERY_MATCH[q.delivery]] } };
+  return {
+    applicationId: t.applicationId,
+    environmentId: t.environmentId,
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.paymentStatus ? { paymentStatus: q.paymentStatus } : {}),
+    ...(q.customerId ? { customerId: q.customerId } : {}),
+    ...delivery,
+    ...search,
+  };
+}
+
 export async function listOrders(ctx: Ctx, query: unknown) {
   requireScope(ctx, "orders:read");
   const t = requireTenant(ctx);
   const q = parseInput(orderFilters, query ?? {}, ["query"]);
   if (q.applicationId && q.applicationId !== t.applicationId) return toPage([], q);
-  // Shipments arrive with fulfillments (a later issue): until then nothing is in transit, delivered or returned.
-  if (q.delivery && q.delivery !== "not_shipped") return toPage([], q);
   const ks = keyset(q);
-  const search = q.q
-    ? { OR: [{ email: { contains: q.q, mode: "insensitive" as const } }, ...(z.uuid().safeParse(q.q).success ? [{ id: q.q }] : []), { lineItems: { some: { name: { contains: q.q, mode: "insensitive" as const } } } }] }
-    : {};
   const rows = await ctx.db.order.findMany({
-    where: {
-      applicationId: t.applicationId,
-      environmentId: t.environmentId,
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.paymentStatus ? { paymentStatus: q.paymentStatus } : {}),
-      ...(q.customerId ? { customerId: q.customerId } : {}),
-      AND: [ks.where, search],
-    },
+    where: { ...orderWhere(t, q), AND: [ks.where] },
     orderBy: ks.orderBy,
     take: ks.take,
     include: { lineItems: true },
@@ -177,10 +187,12 @@ export async function orderStatusHistory(ctx: Ctx, id: string) {
 
 /**
  * After any payment change, inside the same transaction: recompute paymentStatus (order.updated when it
- * changes) and move a pending or draft order to processing once money is authorized or captured.
+ * changes) and move a pending or draft order to processing once money is authorized or captured; an order with
+ * nothing to deliver (no line requires shipping) goes on to fulfilled (order.fulfilled).
  */
 export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor) {
-  const o = await ctx.db.order.findUniqueOrThrow({ where: { id: orderId }, include: { payments: true } });
+  // relationJoins: the order, its payments and its lines' shipping flags in one statement
+  const o = await ctx.db.order.findUniqueOrThrow({ where: { id: orderId }, include: { payments: true, lineItems: { select: { requiresShipping: true } } } });
   const tenant = await tenantOf(ctx, o);
   const moneyIn = o.payments.some((p) => p.capturedAmount > 0 || ["authorized", "captured", "partially_refunded"].includes(p.status));
   const paymentStatus = derivePaymentStatus(o, o.payments);
@@ -188,12 +200,17 @@ export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Ac
   if (moneyIn && (o.status === "pending" || o.status === "draft")) {
     await moveOrder(ctx, o, "processing", { ...actor, source: "payment" }, { paymentStatus });
     status = "processing";
+    if (!o.lineItems.some((l) => l.requiresShipping)) {
+      await moveOrder(ctx, { id: o.id, status }, "fulfilled", { ...actor, source: "fulfillment", reason: "Nothing to deliver" });
+      status = "fulfilled";
+    }
   } else if (paymentStatus !== o.paymentStatus) {
     await ctx.db.order.update({ where: { id: o.id }, data: { paymentStatus } });
   }
-  if (paymentStatus !== o.paymentStatus || status !== o.status) {
-    await recordEvent(ctx, tenant, "order.updated", { orderId: o.id, status, paymentStatus, previousStatus: o.status, previousPaymentStatus: o.paymentStatus });
-  }
+  const data = { orderId: o.id, status, paymentStatus, previousStatus: o.status, previousPaymentStatus: o.paymentStatus };
+  // order.updated for every paymentStatus change and a status change without its own event; order.fulfilled on entry
+  if (paymentStatus !== o.paymentStatus || (status !== o.status && status !== "fulfilled")) await recordEvent(ctx, tenant, "order.updated", data);
+  if (status === "fulfilled" && o.status !== "fulfilled") await recordEvent(ctx, tenant, "order.fulfilled", data);
 }
 
 const ORDER_EVENTS = new Set(["order.created", "order.updated", "order.fulfilled", "order.cancelled", "order.closed", "order.held", "order.hold_released", "order.comped", "order.comp_reversed"]);

@@ -7,6 +7,8 @@ import { discountsRouter } from "../discounts/discounts.rest";
 import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
 import { mailRouter } from "../mail/mail.rest";
+import { fulfillmentsRouter } from "../fulfillments/fulfillments.rest";
+import { orderReportsRouter } from "../orders/order-reports.rest";
 import { ordersRouter } from "../orders/orders.rest";
 import { orderOpsRouter } from "../orders/order-ops.rest";
 import { paymentsRouter } from "../payments/payments.rest";
@@ -19,7 +21,7 @@ import { webhooksRouter } from "../webhooks/webhooks.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), processorProxyRouter(), quotesRouter(), mailRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), processorProxyRouter(), quotesRouter(), mailRouter()];
 }
 
 export interface RouteInfo {

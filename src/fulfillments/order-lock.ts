@@ -1,0 +1,150 @@
+// The order row lock every fulfillment and return change takes first, the quantities they keep on the order's
+// lines, and the recompute of the order's status and deliveryState that follows each change.
+import { z } from "zod";
+import { recordEvent, tenantOf } from "../events/events.service";
+import { Prisma, type OrderLineItem } from "../generated/prisma/client";
+import type { Principal } from "../platform/principal";
+import type { Ctx } from "../shared/context";
+import { DomainError, errors } from "../shared/errors";
+import type { ActivityRow } from "../orders/activity";
+import { type Actor, moveOrder, type OrderStatus } from "../orders/order.machine";
+import type { Tenant } from "../platform/principal";
+
+export interface LockedOrder {
+  id: string;
+  applicationId: string;
+  environmentId: string;
+  status: string;
+  onHold: boolean;
+  holdReason: string | null;
+  deliveryState: string | null;
+  customerId: string | null;
+  customerEmail: string | null;
+}
+
+/**
+ * SELECT … FOR UPDATE on the order (tenant-checked: another tenant's id is 404), with the customer's email for
+ * event payloads. Every change of fulfilled or returned quantities runs under this lock, so two concurrent
+ * fulfillments of one order queue here and the second sees the first's quantities.
+ */
+export async function lockOrder(ctx: Ctx, t: Pick<Tenant, "applicationId" | "environmentId">, id: string): Promise<LockedOrder> {
+  if (!z.uuid().safeParse(id).success) throw errors.notFound("Order");
+  const rows = await ctx.db.$queryRaw<LockedOrder[]>`
+    SELECT o.id, o."applicationId", o."environmentId", o.status, o."onHold", o."holdReason", o."deliveryState", o."customerId", c.email AS "customerEmail"
+    FROM "Order" o LEFT JOIN "Customer" c ON c.id = o."customerId"
+    WHERE o.id = ${id}::uuid AND o."applicationId" = ${t.applicationId}::uuid AND o."environmentId" = ${t.environmentId}::uuid
+    FOR UPDATE OF o`;
+  if (!rows[0]) throw errors.notFound("Order");
+  return rows[0];
+}
+
+export const customerOf = (o: LockedOrder) => (o.customerId ? { id: o.customerId, email: o.customerEmail } : null);
+
+/** 409 order_on_hold, the message repeating the reason (nothing is written). */
+export function refuseIfHeld(o: LockedOrder) {
+  if (o.onHold) throw new DomainError("order_on_hold", 409, `The order is on hold: ${o.holdReason ?? "no reason given"}`, { holdReason: o.holdReason });
+}
+
+export function actorOf(p: Principal | null): Actor & { actorName: string | null } {
+  if (!p) return { actorType: "system", actorId: null, actorName: null };
+  if (p.member) return { actorType: "user", actorId: p.member.userId, actorName: p.member.email };
+  return { actorType: "integration", actorId: p.apiKey?.id ?? null, actorName: p.apiKey?.name ?? null };
+}
+
+/** Activity rows carry who did it. */
+export function activity(ctx: Ctx, row: Omit<ActivityRow, "actorType" | "actorId" | "actorName">): ActivityRow {
+  return { ...row, ...actorOf(ctx.principal) };
+}
+
+/**
+ * Adds `delta` (per line id) to a quantity column of the order's lines in one statement; returns the lines as they
+ * are now, computed from `lines` (read under the same order lock, so nothing else changed them).
+ */
+export async function bumpLines(ctx: Ctx, orderId: string, lines: OrderLineItem[], column: "fulfilledQuantity" | "returnedQuantity", delta: Map<string, number>) {
+  if (delta.size) {
+    const rows = JSON.stringify([...delta].map(([id, q]) => ({ id, q })));
+    await ctx.db.$executeRaw`
+      UPDATE "OrderLineItem" l SET ${Prisma.raw(`"${column}"`)} = l.${Prisma.raw(`"${column}"`)} + r.q
+      FROM jsonb_to_recordset(${rows}::jsonb) AS r(id uuid, q int)
+      WHERE l.id = r.id AND l."orderId" = ${orderId}::uuid`;
+  }
+  return lines.map((l) => (delta.has(l.id) ? { ...l, [column]: l[column] + delta.get(l.id)! } : l));
+}
+
+/** The status the remaining quantities call for, from processing, partially_fulfilled or fulfilled. */
+export function statusFromQuantities(lines: Pick<OrderLineItem, "requiresShipping" | "quantity" | "fulfilledQuantity">[]): OrderStatus {
+  const shippable = lines.filter((l) => l.requiresShipping);
+  const remaining = shippable.reduce((a, l) => a + Math.max(0, l.quantity - l.fulfilledQuantity), 0);
+  const handed = shippable.reduce((a, l) => a + Math.min(l.fulfilledQuantity, l.quantity), 0);
+  if (remaining === 0) return "fulfilled";
+  return handed > 0 ? "partially_fulfilled" : "processing";
+}
+
+type ShipmentFacts = { hasShipment: boolean; trackingNumber: string | null; deliveredAt: Date | null; status: string };
+
+/**
+ * The order's location qualifier: returned when every unit handed over came back, partially_returned when some
+ * did; otherwise delivered when every shipment has arrived, in_transit when at least one has left (has a
+ * tracking number) and one has not arrived; null when nothing shipped or nothing is left.
+ */
+export function deliveryStateOf(lines: Pick<OrderLineItem, "fulfilledQuantity" | "returnedQuantity">[], fulfillments: ShipmentFacts[]): string | null {
+  const handed = lines.reduce((a, l) => a + l.fulfilledQuantity, 0);
+  const back = lines.reduce((a, l) => a + l.returnedQuantity, 0);
+  if (back > 0) return back >= handed ? "returned" : "partially_returned";
+  const shipments = fulfillments.filter((f) => f.status !== "cancelled" && f.hasShipment);
+  const departed = shipments.filter((f) => f.trackingNumber || f.deliveredAt);
+  if (!departed.length) return null;
+  return shipments.every((f) => f.deliveredAt) ? "delivered" : "in_transit";
+}
+
+/**
+ * After any fulfillment or return change, inside its transaction and under the order lock: the status from the
+ * remaining quantities (through moveOrder, source fulfillment) and deliveryState; order.fulfilled when the order
+ * enters fulfilled, order.updated for any other change (quantities included).
+ */
+export async function recomputeOrder(ctx: Ctx, o: LockedOrder, lines: OrderLineItem[], opts: { quantitiesChanged?: boolean } = {}) {
+  const fulfillments = await ctx.db.fulfillment.findMany({ where: { orderId: o.id, status: { not: "cancelled" }, hasShipment: true }, select: { hasShipment: true, trackingNumber: true, deliveredAt: true, status: true } });
+  const deliveryState = deliveryStateOf(lines, fulfillments);
+  let status = o.status;
+  // the status follows quantities only when they change (a shipment's tracking or arrival never moves it, so a held
+  // order's delivered mark writes no status)
+  if (opts.quantitiesChanged && ["processing", "partially_fulfilled", "fulfilled"].includes(o.status)) {
+    const want = statusFromQuantities(lines);
+    if (want !== o.status) {
+      await moveOrder(ctx, o, want, { ...actorOf(ctx.principal), source: "fulfillment" });
+      status = want;
+    }
+  }
+  if (deliveryState !== o.deliveryState) {
+    await ctx.db.order.update({ where: { id: o.id }, data: { deliveryState, updatedAt: ctx.clock.now() } });
+  }
+  // handed-over or returned units changed the order (fulfillmentSummary) even when its status and deliveryState did not
+  if (status !== o.status || deliveryState !== o.deliveryState || opts.quantitiesChanged) {
+    const tenant = await tenantOf(ctx, o);
+    const data = { orderId: o.id, status, previousStatus: o.status, deliveryState, previousDeliveryState: o.deliveryState, customer: customerOf(o) };
+    if (status === "fulfilled" && o.status !== "fulfilled") await recordEvent(ctx, tenant, "order.fulfilled", data);
+    else await recordEvent(ctx, tenant, "order.updated", data);
+  }
+  return { status, deliveryState };
+}
+
+/** Line quantities in a request: each line once, a line of this order (422 naming the line otherwise). */
+export function linesOfOrder(input: { lineItemId: string; quantity: number }[], lines: OrderLineItem[]) {
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const seen = new Set<string>();
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  input.forEach((l, i) => {
+    if (seen.has(l.lineItemId)) issues.push({ path: ["lineItems", i, "lineItemId"], message: `Line ${l.lineItemId} is listed twice` });
+    else if (!byId.has(l.lineItemId)) issues.push({ path: ["lineItems", i, "lineItemId"], message: `Line ${l.lineItemId} is not a line of this order` });
+    seen.add(l.lineItemId);
+  });
+  if (issues.length) throw errors.validation(issues);
+  return byId;
+}
+
+export const lineQuantitiesInput = z
+  .array(z.strictObject({ lineItemId: z.uuid(), quantity: z.number().int().min(1).max(1_000_000) }))
+  .min(1)
+  .max(500);
+
+export type { Actor };
