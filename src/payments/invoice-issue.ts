@@ -1,13 +1,12 @@
 // Issuing a Net-N invoice (the net30 payment becoming authorized, at checkout or as a quote's balance): its gap-free
 // number, the buyer's download token and the customer.net30_invoice_issued email. Kept apart from the invoice routes
 // (invoices.service.ts) so that payments.service.ts can call it without an import cycle.
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Config } from "../config";
 import type { Payment } from "../generated/prisma/client";
 import { queueEmail } from "../mail/mail.service";
 import type { Ctx } from "../shared/context";
 import { formatMoney } from "../shared/money";
-import { secretKey } from "../shared/secrets";
+import { signToken, verifyToken } from "../shared/signed-token";
 import { formatDate } from "./receipts";
 
 const DAY_MS = 86_400_000;
@@ -24,11 +23,7 @@ export async function nextInvoiceNumber(tx: Ctx, t: { applicationId: string; env
   return `INV-${lastSeq}`;
 }
 
-// ---- the download token: base64url(JSON { p: payment id, e: expiry in epoch seconds }) + "." + HMAC ----------------
-
-function mac(config: Config, payload: string) {
-  return createHmac("sha256", secretKey(config)).update(`invoice-download.v1.${payload}`).digest("base64url");
-}
+// ---- the download token: a signed token (shared/signed-token.ts) carrying { p: payment id } ----------------------
 
 /** How long a download link works: the payment's snapshotted Net-N term, clamped to 1..365 days. */
 export function tokenLifetimeMs(p: Pick<Payment, "netN">) {
@@ -36,25 +31,13 @@ export function tokenLifetimeMs(p: Pick<Payment, "netN">) {
 }
 
 export function signInvoiceToken(config: Config, paymentId: string, expiresAt: Date): string {
-  const payload = Buffer.from(JSON.stringify({ p: paymentId, e: Math.floor(expiresAt.getTime() / 1000) })).toString("base64url");
-  return `${payload}.${mac(config, payload)}`;
+  return signToken(config, "invoice-download.v1", { p: paymentId }, expiresAt);
 }
 
 /** The payment id a token grants, or null when it is malformed, altered or expired. */
 export function verifyInvoiceToken(config: Config, token: string, now: Date): string | null {
-  if (token.length > 500) return null;
-  const [payload, sig, extra] = token.split(".");
-  if (!payload || !sig || extra !== undefined) return null;
-  const want = Buffer.from(mac(config, payload));
-  const got = Buffer.from(sig);
-  if (want.length !== got.length || !timingSafeEqual(want, got)) return null;
-  try {
-    const g = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { p?: unknown; e?: unknown };
-    if (typeof g.p !== "string" || typeof g.e !== "number" || g.e * 1000 <= now.getTime()) return null;
-    return g.p;
-  } catch {
-    return null;
-  }
+  const g = verifyToken(config, "invoice-download.v1", token, now, 500);
+  return typeof g?.p === "string" ? g.p : null;
 }
 
 /** The buyer's link: GET /api/v1/payments/{id}/invoice/download?token=…, valid for the Net-N term from now. */

@@ -2,14 +2,12 @@
 // short-lived signed download URLs. The default keeps files under DATA_DIR/files and signs URLs that this app
 // serves (GET /files/{token}); an S3-compatible store implements the same interface with presigned GETs.
 //
-// A token is base64url(JSON { k: key, f: filename, t: content type, e: expiry in epoch seconds }) + "." +
-// base64url(HMAC-SHA256(secret, "download.v1." + payload)): the purpose is bound into the MAC, it is compared in
-// constant time, and an expired or altered token is 404 (nothing says which).
-import { createHmac, timingSafeEqual } from "node:crypto";
+// A URL's token is a signed token (shared/signed-token.ts, purpose "download.v1") carrying the key, filename and
+// content type; an expired or altered token is 404 (nothing says which).
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config";
-import { secretKey } from "./secrets";
+import { signToken, verifyToken } from "./signed-token";
 
 export interface Storage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
@@ -29,30 +27,15 @@ export interface DownloadGrant {
   contentType: string;
 }
 
-function mac(config: Config, payload: string) {
-  return createHmac("sha256", secretKey(config)).update(`download.v1.${payload}`).digest("base64url");
-}
-
 export function signDownload(config: Config, g: DownloadGrant, expiresAt: Date): string {
-  const payload = Buffer.from(JSON.stringify({ k: g.key, f: g.filename, t: g.contentType, e: Math.floor(expiresAt.getTime() / 1000) })).toString("base64url");
-  return `${payload}.${mac(config, payload)}`;
+  return signToken(config, "download.v1", { k: g.key, f: g.filename, t: g.contentType }, expiresAt);
 }
 
 /** The grant a token carries, or null when it is malformed, altered or expired. */
 export function verifyDownload(config: Config, token: string, now: Date): DownloadGrant | null {
-  if (token.length > 2000) return null;
-  const [payload, sig, extra] = token.split(".");
-  if (!payload || !sig || extra !== undefined) return null;
-  const want = Buffer.from(mac(config, payload));
-  const got = Buffer.from(sig);
-  if (want.length !== got.length || !timingSafeEqual(want, got)) return null;
-  try {
-    const g = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { k: string; f: string; t: string; e: number };
-    if (typeof g.k !== "string" || typeof g.e !== "number" || g.e * 1000 <= now.getTime()) return null;
-    return { key: g.k, filename: g.f, contentType: g.t };
-  } catch {
-    return null;
-  }
+  const g = verifyToken(config, "download.v1", token, now);
+  if (!g || typeof g.k !== "string" || typeof g.f !== "string" || typeof g.t !== "string") return null;
+  return { key: g.k, filename: g.f, contentType: g.t };
 }
 
 export class LocalStorage implements Storage {
