@@ -3,9 +3,10 @@
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { Prisma, type OrderLineItem } from "../generated/prisma/client";
-import type { Principal } from "../platform/principal";
+import { actorOf } from "../platform/actor";
+import { assertNotOnHold } from "../orders/holds.service";
 import type { Ctx } from "../shared/context";
-import { DomainError, errors } from "../shared/errors";
+import { errors } from "../shared/errors";
 import type { ActivityRow } from "../orders/activity";
 import { type Actor, moveOrder, type OrderStatus } from "../orders/order.machine";
 import type { Tenant } from "../platform/principal";
@@ -40,20 +41,12 @@ export async function lockOrder(ctx: Ctx, t: Pick<Tenant, "applicationId" | "env
 
 export const customerOf = (o: LockedOrder) => (o.customerId ? { id: o.customerId, email: o.customerEmail } : null);
 
-/** 409 order_on_hold, the message repeating the reason (nothing is written). */
-export function refuseIfHeld(o: LockedOrder) {
-  if (o.onHold) throw new DomainError("order_on_hold", 409, `The order is on hold: ${o.holdReason ?? "no reason given"}`, { holdReason: o.holdReason });
-}
-
-export function actorOf(p: Principal | null): Actor & { actorName: string | null } {
-  if (!p) return { actorType: "system", actorId: null, actorName: null };
-  if (p.member) return { actorType: "user", actorId: p.member.userId, actorName: p.member.email };
-  return { actorType: "integration", actorId: p.apiKey?.id ?? null, actorName: p.apiKey?.name ?? null };
-}
+/** 409 order_on_hold, the message repeating the reason (nothing is written): the one check of orders/holds.service.ts. */
+export const refuseIfHeld = (o: LockedOrder) => assertNotOnHold(o);
 
 /** Activity rows carry who did it. */
 export function activity(ctx: Ctx, row: Omit<ActivityRow, "actorType" | "actorId" | "actorName">): ActivityRow {
-  return { ...row, ...actorOf(ctx.principal) };
+  return { ...row, ...actorOf(ctx) };
 }
 
 /**
@@ -111,7 +104,7 @@ export async function recomputeOrder(ctx: Ctx, o: LockedOrder, lines: OrderLineI
   if (opts.quantitiesChanged && ["processing", "partially_fulfilled", "fulfilled"].includes(o.status)) {
     const want = statusFromQuantities(lines);
     if (want !== o.status) {
-      await moveOrder(ctx, o, want, { ...actorOf(ctx.principal), source: "fulfillment" });
+      await moveOrder(ctx, o, want, { ...actorOf(ctx), source: "fulfillment" });
       status = want;
     }
   }

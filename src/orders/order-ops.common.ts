@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf, type EventTenant } from "../events/events.service";
+import { actorOf as callerOf } from "../platform/actor";
 import { requireTenant } from "../platform/auth.service";
 import { movePayment } from "../payments/payment.machine";
 import { processorFor } from "../payments/processor";
@@ -14,10 +15,10 @@ import { syncOrderAfterPayment } from "./orders.service";
 
 export type FullOrder = Order & { lineItems: OrderLineItem[]; payments: Payment[] };
 
+/** The caller as history rows take it (type and id; platform/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
-  const p = ctx.principal;
-  if (!p) return { actorType: "system" };
-  return p.member ? { actorType: "user", actorId: p.member.id } : { actorType: "integration", actorId: p.apiKey?.id ?? null };
+  const { actorType, actorId } = callerOf(ctx);
+  return { actorType, actorId };
 }
 
 /** The actor as event payloads and timeline rows carry it. */

@@ -1,6 +1,7 @@
 // Payments and their transactions on a processor: apply a charge outcome, capture (partial), refund
 // (single-flight), mark failed, the test processor's resolve, and reads with every filter.
 import { z } from "zod";
+import { actorOf as callerOf } from "../platform/actor";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import type { Actor } from "../orders/order.machine";
@@ -314,8 +315,8 @@ export async function listPayments(ctx: Ctx, query: unknown) {
   return toPage(rows, q);
 }
 
+/** The caller as history rows take it (type and id; platform/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
-  const p = ctx.principal;
-  if (!p) return system;
-  return p.member ? { actorType: "user", actorId: p.member.id } : { actorType: "integration", actorId: p.apiKey?.id };
+  const { actorType, actorId } = callerOf(ctx);
+  return { actorType, actorId };
 }

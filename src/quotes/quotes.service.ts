@@ -3,6 +3,7 @@
 // rules that span rows (one working revision, the issued revision frozen, one current offer) hold under
 // concurrency. Numbers come from a counter row bumped in the creating transaction: consecutive, no gaps.
 import { randomUUID } from "node:crypto";
+import { actorOf as callerOf } from "../platform/actor";
 import { Prisma } from "../generated/prisma/client";
 import { findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { currentStateFirst, type EventTenant, principalEventTenant, recordEvent, whileCredentialLive } from "../events/events.service";
@@ -328,10 +329,11 @@ export function writeTenant(ctx: Ctx): TenantIds {
   return tenantIds(ctx);
 }
 
+/** The caller as quote history takes it: no credential means the buyer's link; otherwise platform/actor.ts. */
 export function actorOf(p: Principal | null): QuoteActor {
   if (!p) return { actorType: "buyer" };
-  if (p.member) return { actorType: "user", actorId: p.member.userId };
-  return { actorType: "integration", actorId: p.apiKey?.id ?? null };
+  const { actorType, actorId } = callerOf({ principal: p });
+  return { actorType: actorType as QuoteActor["actorType"], actorId };
 }
 
 export function newShareToken(config: Ctx["deps"]["config"]) {
