@@ -14,12 +14,21 @@
 //   refilled only after LISTEN succeeds again, so a notification sent while it was away cannot be missed.
 // - A lookup that raced with an invalidation is not stored (a generation counter): a key read as valid just before
 //   its revocation committed cannot be cached after the revocation's notification arrived.
+// - The process that made the change answers only once every listening process has applied it (at most
+//   ACK_TIMEOUT_MS): each listener acknowledges a notification on a second channel after dropping the entries, and
+//   the changing transaction counted the listening sessions (pg_stat_activity, application_name principal-cache)
+//   in the statement that sent it. So a caller that hears "revoked" and goes straight to another process is refused
+//   there too, even when that process was busy. A listener that died meanwhile only costs the timeout.
+import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import type { Ctx } from "../shared/context";
 import type { Principal } from "./principal";
 
 export const PRINCIPAL_CHANNEL = "principal_cache";
+const ACK_CHANNEL = "principal_cache_ack";
+const LISTENER_NAME = "principal-cache";
 const MAX_ENTRIES = 10_000;
+const ACK_TIMEOUT_MS = 2_000;
 
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; until: number }>();
@@ -32,6 +41,10 @@ export class PrincipalCache {
   live: boolean;
   hits = 0;
   misses = 0;
+  /** this instance's name in acknowledgements */
+  private readonly listenerId = randomUUID();
+  /** changes this process made and waits to see applied everywhere: nonce -> the listeners that acknowledged */
+  private readonly waits = new Map<string, { acked: Set<string>; expected: number; done: () => void }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -48,7 +61,7 @@ export class PrincipalCache {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new Client({ connectionString: this.listenUrl, application_name: "principal-cache" });
+    const client = new Client({ connectionString: this.listenUrl, application_name: LISTENER_NAME });
     const down = () => {
       if (this.listener !== client) return;
       this.listener = null;
@@ -61,9 +74,15 @@ export class PrincipalCache {
     try {
       client.on("error", down);
       client.on("end", down);
-      client.on("notification", (n) => this.apply(n.payload ?? "all"));
+      client.on("notification", (n) => {
+        const payload = n.payload ?? "all";
+        if (n.channel === ACK_CHANNEL) return this.acked(payload);
+        this.apply(payload);
+        const nonce = /#(.+)$/.exec(payload)?.[1];
+        if (nonce) client.query("SELECT pg_notify($1, $2)", [ACK_CHANNEL, `${nonce}|${this.listenerId}`]).catch(() => undefined);
+      });
       await client.connect();
-      await client.query(`LISTEN ${PRINCIPAL_CHANNEL}`);
+      await client.query(`LISTEN ${PRINCIPAL_CHANNEL}; LISTEN ${ACK_CHANNEL}`);
       this.listener = client;
       this.clear(); // whatever changed while no one listened
       this.live = true;
@@ -102,10 +121,47 @@ export class PrincipalCache {
     this.entries.set(keyHash, { principal, until: now + this.ttlMs });
   }
 
-  /** `key:<id>` drops that key's entry; anything else drops them all. */
+  /**
+   * Waits for the change `nonce` to be applied by `listeners()` listening sessions (each acknowledges it), or for
+   * the timeout; at once when this process is not listening. Call it before the notifying transaction commits (so no
+   * acknowledgement is missed) and await `until` after: `listeners` is read in the transaction.
+   */
+  awaitApplied(nonce: string): { setExpected(n: number): void; until: Promise<void> } {
+    let expected = Number.POSITIVE_INFINITY;
+    if (!this.listener || !this.live) return { setExpected: () => undefined, until: Promise.resolve() };
+    let done!: () => void;
+    const until = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), ACK_TIMEOUT_MS);
+      timer.unref();
+      done = () => {
+        clearTimeout(timer);
+        this.waits.delete(nonce);
+        resolve();
+      };
+    });
+    const w = { acked: new Set<string>(), expected, done };
+    this.waits.set(nonce, w);
+    return {
+      setExpected: (n: number) => {
+        expected = w.expected = n;
+        if (w.acked.size >= expected) done();
+      },
+      until,
+    };
+  }
+
+  private acked(payload: string) {
+    const [nonce, listener] = payload.split("|");
+    const w = this.waits.get(nonce);
+    if (!w || !listener) return;
+    w.acked.add(listener);
+    if (w.acked.size >= w.expected) w.done();
+  }
+
+  /** `key:<id>` (optionally `#<nonce>`) drops that key's entry; anything else drops them all. */
   apply(payload: string) {
     this.generation++;
-    const m = /^key:(.+)$/.exec(payload);
+    const m = /^key:([^#]+)(?:#.*)?$/.exec(payload);
     if (!m) return this.clear();
     for (const [hash, e] of this.entries) if (e.principal.apiKey?.id === m[1]) this.entries.delete(hash);
   }
@@ -138,10 +194,22 @@ export class PrincipalCache {
  * when the transaction commits (PostgreSQL NOTIFY is transactional), this one included.
  */
 export async function invalidatePrincipals(ctx: Ctx, what: { keyId: string } | "all") {
-  const payload = what === "all" ? "all" : `key:${what.keyId}`;
+  // The nonce names this change in the listeners' acknowledgements.
+  const nonce = randomUUID();
+  const payload = `${what === "all" ? "all" : `key:${what.keyId}`}#${nonce}`;
   const cache = ctx.deps.principals;
-  if (ctx.deps.dbKind === "pg") await ctx.db.$executeRaw`SELECT pg_notify(${PRINCIPAL_CHANNEL}, ${payload})`;
+  const applied = ctx.deps.dbKind === "pg" && cache ? cache.awaitApplied(nonce) : null;
+  if (ctx.deps.dbKind === "pg") {
+    const [{ listeners }] = await ctx.db.$queryRaw<{ listeners: number }[]>`
+      SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTENER_NAME}) AS listeners,
+             pg_notify(${PRINCIPAL_CHANNEL}, ${payload})::text AS sent`;
+    applied?.setExpected(listeners);
+  }
   if (!cache) return;
-  if (ctx.afterCommit) ctx.afterCommit.push(() => cache.apply(payload));
-  else cache.apply(payload);
+  const finish = async () => {
+    cache.apply(payload);
+    await applied?.until;
+  };
+  if (ctx.afterCommit) ctx.afterCommit.push(finish);
+  else await finish();
 }
