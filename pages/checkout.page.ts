@@ -44,7 +44,7 @@ export function checkoutPages(deps: Deps) {
     const lineTax = cart.lineItems.reduce((a: number, l: any) => a + l.taxAmount, 0);
     const totals = [
       ["Subtotal", cart.subtotal],
-      ["Discount", -cart.discountTotal],
+      [cart.appliedDiscount ? `Discount: ${cart.appliedDiscount.code}` : "Discount", -cart.discountTotal],
       [cart.selectedShipping ? `Shipping: ${cart.selectedShipping.displayName}` : "Shipping", cart.shippingTotal],
       ...cart.taxLines.map((t: any) => [`Tax: ${t.name}`, t.amount]),
       ["Tax on items", lineTax],

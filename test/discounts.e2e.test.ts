@@ -306,3 +306,13 @@ describe("checkout", () => {
     expect([off.status, off.body.error.details.reason]).toEqual([422, "inactive"]);
   });
 });
+
+test("the hosted checkout page names the code on its discount line", async () => {
+  const code = uniqueCode("PAGE");
+  await createDiscount({ code, active: true });
+  const cartId = await cart();
+  const s = await api("POST", "checkout/sessions", { key: key(), body: { cartId, returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/no", discountCode: code.toLowerCase() } });
+  expect(s.status).toBe(201);
+  const html = await (await fetch(`${t.url}/checkout/${s.body.data.id}`)).text();
+  expect(html).toContain(`Discount: ${code}`);
+});

@@ -97,6 +97,15 @@ test("processorTransactionId is required; processor_proxy only where the session
   expect(d.body.data.allowedMethods).toEqual(["card", "net30"]);
 });
 
+test("the hosted checkout page never offers processor_proxy (the processor's own page completes it); the methods route does", async () => {
+  const s = await session();
+  const methods = await api("GET", `checkout-sessions/${s}/payment-methods`);
+  expect(methods.body.data.methods.map((m: any) => m.method)).toEqual(["card", "processor_proxy"]);
+  const html = await (await fetch(`${t.url}/checkout/${s}`)).text();
+  expect(html).toContain('value="card"');
+  expect(html).not.toContain("processor_proxy");
+});
+
 test("POST /test-processor/charges: scopes (403), publishable keys (403), production (404), bad input (422), never 5xx", async () => {
   const reader = (await mintKeyVia(api, demo, ["payments:read"])).rawKey;
   const r = await api("POST", "test-processor/charges", { key: reader, body: { amount: 100, currency: "USD" } });

@@ -227,7 +227,8 @@ export async function sessionForBuyer(ctx: Ctx, id: string) {
     allowedOrigins,
     merchant: { name: app?.name ?? "" },
     sandbox: environmentKind !== "production",
-    ...(s.status === "open" ? await paymentMethodsOf(ctx, s) : { methods: [] }),
+    // processor_proxy is completed by the processor's own page (with its charge id), never from this form.
+    methods: s.status === "open" ? (await paymentMethodsOf(ctx, s)).methods.filter((m) => m.method !== "processor_proxy") : [],
   };
 }
 
