@@ -14,6 +14,7 @@ import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJson
 import { idempotency } from "./rest/idempotency";
 import { API_PREFIX, apiRouters } from "./rest/routes";
 import { openapiRouter } from "./openapi/openapi.rest";
+import { walletCors } from "./wallet/wallet.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
 
@@ -44,6 +45,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   });
 
   const api = express.Router();
+  api.use(walletCors(deps)); // before authentication: a CORS preflight carries no credential
   api.use(requireJsonBody);
   api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
   api.use(rejectDeepBodies);

@@ -64,7 +64,7 @@ export const EMITTED_TODAY: ReadonlySet<string> = new Set([
   "cart.created", "cart.updated", "cart.item_added", "cart.item_updated", "cart.item_removed", "cart.shipping_selected",
   "cart.shipping_cleared", "cart.tax_recomputed", "cart.checkout_started", "cart.converted", "cart.abandoned",
   "cart.discount_applied", "cart.discount_removed", "discount.applied", "discount.removed",
-  "customer.created",
+  "customer.created", "customer.payment_method_added", "customer.payment_method_removed", "payment.vaulted",
   "order.created", "order.updated", "order.cancelled", "order.closed", "order.fulfilled", "order.held", "order.hold_released", "order.comped", "order.comp_reversed",
   "payment.voided", "payment.recorded",
   "payment.pending", "payment.processing", "payment.authorized", "payment.captured", "payment.failed", "payment.expired",

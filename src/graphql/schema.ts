@@ -22,5 +22,6 @@ import "../fulfillments/fulfillments.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";
 import "../mail/mail.schema";
+import "../wallet/wallet.schema";
 
 export const schema = lexicographicSortSchema(describeCommonFields(builder.toSchema()));

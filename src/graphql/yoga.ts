@@ -6,7 +6,8 @@ import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
 import { type Deps, makeCtx, reportLimit } from "../shared/context";
-import { DomainError } from "../shared/errors";
+import { DomainError, errors } from "../shared/errors";
+import { PM_TOKEN_HEADER } from "../wallet/pm-tokens.service";
 import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
 import { idempotentMutations } from "./idempotency";
@@ -35,6 +36,8 @@ export function paramsSource(params: Record<string, unknown> | undefined): Crede
 export async function buildContext(deps: Deps, src: CredentialSource, ip?: string): Promise<GqlContext> {
   const ctx = makeCtx(deps, null, ip);
   try {
+    // The wallet client token is for the /me/* REST routes only: GraphQL refuses it whatever else is sent.
+    if (src.header(PM_TOKEN_HEADER)) throw errors.forbidden("X-Service-PM-Token is accepted only on /me/payment-methods and /me/subscriptions");
     const { principal, limit } = await authenticateRequest(ctx, credentialsFrom(src));
     ctx.principal = principal;
     reportLimit(ctx, limit);

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from "express";
 import { authenticateRequest } from "../platform/auth.service";
 import { ESTIMATE_PATH, invalidQuoteToken } from "../shipping-tax/estimate.service";
-import { DomainError } from "../shared/errors";
+import { DomainError, errors } from "../shared/errors";
+import { isWalletPath, PM_TOKEN_HEADER, resolvePmToken } from "../wallet/pm-tokens.service";
 import { type Deps, makeCtx, reportLimit } from "../shared/context";
 
 /** Resolves the credential (if any) once per request, under the rate limits, and attaches the service context. */
@@ -10,6 +11,13 @@ export function authMiddleware(deps: Deps) {
     const ctx = makeCtx(deps, null, req.ip);
     (req as any).ctx = ctx;
     res.locals.ctx = ctx; // send() reports ctx.rate in RateLimit-* headers
+    // A wallet client token speaks for one customer on the wallet routes only, and is never combined with a key.
+    const pmToken = req.get(PM_TOKEN_HEADER);
+    if (pmToken !== undefined) {
+      if (!isWalletPath(req.path)) throw errors.forbidden("X-Service-PM-Token is accepted only on /me/payment-methods and /me/subscriptions");
+      ctx.wallet = await resolvePmToken(ctx, pmToken);
+      return next();
+    }
     const { principal, limit } = await authenticateRequest(ctx, {
       apiKey: req.get("x-api-key"),
       authorization: req.get("authorization"),

@@ -8,6 +8,7 @@ import type { Clock } from "./clock";
 import type { LimitState, RateLimits } from "./rate-limit";
 import type { Resolver } from "../webhooks/url-policy";
 import type { PrincipalCache } from "../platform/principal-cache";
+import type { WalletSession } from "../wallet/pm-tokens.service";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -34,6 +35,8 @@ export interface Ctx {
   db: DbHandle;
   clock: Clock;
   principal: Principal | null;
+  /** set for a request carrying a valid X-Service-PM-Token (wallet/pm-tokens.service.ts): one customer's wallet */
+  wallet?: WalletSession;
   /** the caller's address (REST, GraphQL and pages set it): keyless routes are limited per IP */
   ip?: string;
   /** GraphQL: the request's Idempotency-Key, and the secrets its result reveals (kept out of the stored result) */

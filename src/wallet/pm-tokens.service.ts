@@ -1,0 +1,93 @@
+// Wallet client tokens (pmt_…): minted by the merchant for one customer, sent by the buyer's browser as
+// X-Service-PM-Token. Stored hashed; 30 minutes, or 14 days when minted for a subscription, which then restricts
+// the token to that subscription. The credential is accepted on the wallet routes only (/me/payment-methods*,
+// /me/subscriptions*) and the hosted update-card page; anywhere else it is 403 forbidden.
+import { z } from "zod";
+import { tenantOf, type EventTenant } from "../events/events.service";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import { customerUuid } from "../customers/customers.service";
+import type { Ctx } from "../shared/context";
+import { randomToken, sha256Hex } from "../shared/crypto";
+import { errors, parseInput } from "../shared/errors";
+
+export const PM_TOKEN_HEADER = "x-service-pm-token";
+const TTL_MS = 30 * 60_000;
+const SUBSCRIPTION_TTL_MS = 14 * 24 * 3_600_000;
+const TOKEN_SHAPE = /^pmt_[A-Za-z0-9]{40}$/;
+
+/** Who a valid PM token speaks for: one customer of one tenant, optionally one subscription. */
+export interface WalletSession {
+  tokenId: string;
+  tenant: EventTenant;
+  customerId: string;
+  subscriptionId: string | null;
+  expiresAt: Date;
+}
+
+/** The API paths (relative to /api/v1) a PM token may call. */
+export function isWalletPath(path: string): boolean {
+  return /^\/me\/(payment-methods|subscriptions)(\/|$)/.test(path);
+}
+
+export const clientTokenInput = z.strictObject({
+  customerId: z.string().min(1).max(100),
+  subscriptionId: z.string().min(1).max(100).optional(),
+});
+
+/** POST /payment-methods/client-token (secret key or dashboard, scope customer_payment_methods:write). */
+export async function mintClientToken(ctx: Ctx, body: unknown) {
+  requireScope(ctx, "customer_payment_methods:write");
+  const t = requireTenant(ctx);
+  const input = parseInput(clientTokenInput, body);
+  const customerId = customerUuid(input.customerId);
+  const customer = customerId ? await ctx.db.customer.findFirst({ where: { id: customerId, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
+  if (!customer) throw errors.notFound("Customer");
+  let subscriptionId: string | null = null;
+  if (input.subscriptionId !== undefined) {
+    const sid = z.uuid().safeParse(input.subscriptionId).success ? input.subscriptionId : null;
+    const sub = sid ? await ctx.db.subscription.findFirst({ where: { id: sid, customerId: customer.id, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
+    if (!sub) throw errors.notFound("Subscription");
+    subscriptionId = sub.id;
+  }
+  const token = `pmt_${randomToken(40)}`;
+  const expiresAt = new Date(ctx.clock.now().getTime() + (subscriptionId ? SUBSCRIPTION_TTL_MS : TTL_MS));
+  await ctx.db.pmToken.create({
+    data: { tokenHash: sha256Hex(token), applicationId: t.applicationId, environmentId: t.environmentId, customerId: customer.id, subscriptionId, expiresAt },
+  });
+  return {
+    token,
+    expiresAt: expiresAt.toISOString(),
+    customerId: customer.id,
+    subscriptionId,
+    updateCardUrl: subscriptionId ? `${ctx.deps.config.CHECKOUT_URL}/billing/${token}` : null,
+  };
+}
+
+/** A PM token to its session; 401 unauthorized when malformed, unknown or expired. */
+export async function resolvePmToken(ctx: Ctx, raw: string | null | undefined): Promise<WalletSession> {
+  const token = raw?.trim();
+  if (!token) throw errors.unauthorized("Send the wallet client token in X-Service-PM-Token");
+  if (!TOKEN_SHAPE.test(token)) throw errors.unauthorized("Malformed wallet client token");
+  const row = await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(token) } });
+  if (!row || row.expiresAt <= ctx.clock.now()) throw errors.unauthorized("The wallet client token is unknown or has expired");
+  return { tokenId: row.id, tenant: await tenantOf(ctx, row), customerId: row.customerId, subscriptionId: row.subscriptionId, expiresAt: row.expiresAt };
+}
+
+/** The wallet session of this request, or 401 when the PM token was not sent. */
+export function requireWallet(ctx: Ctx): WalletSession {
+  if (!ctx.wallet) throw errors.unauthorized("Send the wallet client token in X-Service-PM-Token");
+  return ctx.wallet;
+}
+
+/**
+ * Cross-origin access for the wallet routes follows the application's allowedOrigins. A preflight carries no
+ * token, so it is answered for an origin some application lists; the real request then keeps the
+ * Access-Control-Allow-Origin header only when the token's own application lists the origin.
+ */
+export async function walletOriginAllowed(ctx: Ctx, origin: string, applicationId?: string): Promise<boolean> {
+  if (origin.length > 300 || !/^https?:\/\/[^/\s]+$/.test(origin)) return false;
+  const rows = applicationId
+    ? await ctx.db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok FROM "Application" WHERE id = ${applicationId}::uuid AND settings->'allowedOrigins' @> to_jsonb(${origin}::text) LIMIT 1`
+    : await ctx.db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok FROM "Application" WHERE settings->'allowedOrigins' @> to_jsonb(${origin}::text) LIMIT 1`;
+  return rows.length > 0;
+}
