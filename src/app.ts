@@ -6,6 +6,7 @@ import { WebSocketServer } from "ws";
 import { GraphQLError } from "graphql";
 import { checkoutPages } from "../pages/checkout.page";
 import { quotePages } from "../pages/quote.page";
+import { billingPages } from "../pages/billing.page";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { graphqlFastPath } from "./graphql/fast-path";
@@ -57,6 +58,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
   app.use(quotePages(deps));
+  app.use(billingPages(deps));
   app.use(filesRouter(deps));
 
   const yoga = createYogaServer(deps);

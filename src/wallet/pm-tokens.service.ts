@@ -91,3 +91,12 @@ export async function walletOriginAllowed(ctx: Ctx, origin: string, applicationI
     : await ctx.db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok FROM "Application" WHERE settings->'allowedOrigins' @> to_jsonb(${origin}::text) LIMIT 1`;
   return rows.length > 0;
 }
+
+/** The hosted update-card page's view of its path token: the session, or why there is none (expired reads apart). */
+export async function pageSession(ctx: Ctx, raw: string): Promise<WalletSession | "expired" | "unknown"> {
+  if (!TOKEN_SHAPE.test(raw)) return "unknown";
+  const row = await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(raw) } });
+  if (!row) return "unknown";
+  if (row.expiresAt <= ctx.clock.now()) return "expired";
+  return { tokenId: row.id, tenant: await tenantOf(ctx, row), customerId: row.customerId, subscriptionId: row.subscriptionId, expiresAt: row.expiresAt };
+}

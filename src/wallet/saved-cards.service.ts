@@ -266,3 +266,28 @@ export async function setCustomerCardActive(ctx: Ctx, customerId: string, id: st
   if (card.isActive === isActive) return card;
   return ctx.db.savedCard.update({ where: { id: card.id }, data: { isActive } });
 }
+
+// ---- the hosted update-card page ---------------------------------------------------------------------------
+
+/** What {checkout_url}/billing/{token} shows: the merchant's brand, the subscription the token names, the cards. */
+export async function billingPageView(ctx: Ctx) {
+  const w = requireWallet(ctx);
+  const [app, cards, sub] = await Promise.all([
+    ctx.db.application.findUniqueOrThrow({ where: { id: w.tenant.applicationId }, select: { name: true, settings: true } }),
+    listCards(ctx, w.customerId),
+    w.subscriptionId ? ctx.db.subscription.findFirst({ where: { id: w.subscriptionId, customerId: w.customerId } }) : Promise.resolve(null),
+  ]);
+  const settings = (app.settings ?? {}) as { logoUrl?: unknown; brandColor?: unknown };
+  const def = cards.find((c) => c.isDefault) ?? null;
+  return {
+    merchant: { name: app.name, logoUrl: typeof settings.logoUrl === "string" ? settings.logoUrl : null, brandColor: typeof settings.brandColor === "string" ? settings.brandColor : null },
+    cards: cards.map(savedCardView),
+    subscription: sub ? buyerSubscriptionView(sub, def) : null,
+  };
+}
+
+/** The page's add-card action: a zero-amount vault session confirmed with the buyer's card token at once. */
+export async function addCardFromPage(ctx: Ctx, paymentToken: string) {
+  const s = await createVaultSession(ctx);
+  return confirmVault(ctx, { checkoutSessionId: s.checkoutSessionId, paymentToken });
+}

@@ -1,0 +1,215 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+// The hosted update-card page, {checkout_url}/billing/{token}: the token in the path is the buyer's wallet client
+// token (pmt_…). It shows the subscription the token names (plan, amount x quantity, status, next charge), the
+// customer's cards, and lets the buyer make a card the default, remove one, and add one through the zero-amount
+// vault flow. Every action is a plain form POST back to this page (then 303 back: no JavaScript needed). Thin: the
+// wallet services do the work; no SQL here.
+import express, { Router, type Request, type Response } from "express";
+import type { ComponentChildren } from "preact";
+import { renderToString } from "preact-render-to-string";
+import { type Deps, makeCtx } from "../src/shared/context";
+import { DomainError } from "../src/shared/errors";
+import { formatMoney } from "../src/shared/money";
+import { pageSession } from "../src/wallet/pm-tokens.service";
+import { addCardFromPage, billingPageView, removeMyCard, setMyDefault } from "../src/wallet/saved-cards.service";
+import { securePage } from "./security";
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+const CSS = (brand: string) => `
+  :root { --brand: ${brand}; }
+  * { box-sizing: border-box; }
+  body { font-family: system-ui, sans-serif; margin: 0; color: #1f2933; background: #f5f7fa; line-height: 1.45; }
+  main { max-width: 720px; margin: 0 auto; padding: 1rem; }
+  header { display: flex; align-items: center; gap: .75rem; border-top: 4px solid var(--brand); background: #fff; padding: .75rem 1rem; }
+  header img { max-height: 40px; max-width: 160px; }
+  .card { background: #fff; border: 1px solid #e4e7eb; border-radius: 8px; padding: 1rem; margin: 1rem 0; }
+  h1 { font-size: 1.5rem; margin: .25rem 0; } h2 { font-size: 1.15rem; margin: 0 0 .5rem; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; } dt { color: #52606d; } dd { margin: 0; font-weight: 500; }
+  ul.cards { list-style: none; padding: 0; margin: 0; }
+  ul.cards li { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: .5rem; padding: .75rem 0; border-bottom: 1px solid #e4e7eb; }
+  ul.cards li:last-child { border-bottom: 0; }
+  .actions { display: flex; gap: .5rem; flex-wrap: wrap; } .actions form { margin: 0; }
+  label { display: block; margin: .5rem 0 .2rem; font-weight: 500; }
+  input[type=text] { width: 100%; max-width: 22rem; padding: .55rem; border: 1px solid #9aa5b1; border-radius: 6px; font: inherit; }
+  input:focus, button:focus { outline: 3px solid #2563eb; outline-offset: 2px; }
+  button { display: inline-block; background: var(--brand); color: #fff; border: 0; padding: .6rem 1rem; border-radius: 6px; font-size: 1rem; cursor: pointer; }
+  button.secondary { background: #fff; color: #1f2933; border: 1px solid #9aa5b1; }
+  .muted { color: #52606d; font-size: .9rem; } .status { display: inline-block; padding: .15rem .5rem; border-radius: 999px; background: #e4e7eb; font-size: .85rem; }
+  .default { display: inline-block; padding: .1rem .45rem; border-radius: 4px; background: #eef6f0; color: #0e5a2c; border: 1px solid #8ecfa5; font-size: .85rem; margin-left: .4rem; }
+  .alert { border-left: 4px solid #ab091e; background: #fde8e8; padding: .75rem; margin: 1rem 0; }
+  .notice { border-left: 4px solid var(--brand); background: #eef6f0; padding: .75rem; margin: 1rem 0; }
+  @media (max-width: 520px) { main { padding: .5rem; } .card { padding: .75rem; } }
+`;
+
+type View = Awaited<ReturnType<typeof billingPageView>>;
+type Brand = View["merchant"];
+
+function Shell(p: { nonce: string; title: string; brand: Brand; children: ComponentChildren }) {
+  const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : "#3e4c59";
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{p.title}</title>
+        <link rel="icon" href="data:," />
+        <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: CSS(color) }} />
+      </head>
+      <body>
+        <header>
+          {p.brand.logoUrl && /^https:\/\//.test(p.brand.logoUrl) ? <img src={p.brand.logoUrl} alt={p.brand.name} /> : null}
+          <strong>{p.brand.name}</strong>
+        </header>
+        <main>{p.children}</main>
+      </body>
+    </html>
+  );
+}
+
+const html = (node: preact.VNode) => "<!doctype html>" + renderToString(node);
+const day = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : "");
+const STATUS: Record<string, string> = { active: "Active", trialing: "Trial", past_due: "Payment overdue", paused: "Paused", cancelled: "Cancelled", unpaid: "Unpaid" };
+const INTERVAL: Record<string, string> = { weekly: "week", monthly: "month", quarterly: "quarter", yearly: "year" };
+const DONE: Record<string, string> = { added: "Your card was added.", default: "Your default card was changed.", removed: "The card was removed." };
+
+function BillingPage(p: { nonce: string; token: string; v: View; error?: string | null; done?: string | null }) {
+  const { v } = p;
+  const s = v.subscription;
+  const action = `/billing/${p.token}`;
+  const cardName = (c: View["cards"][number]) => `${c.cardBrand.toUpperCase()} ending ${c.cardLastFour}`;
+  return (
+    <Shell nonce={p.nonce} title={`Payment details · ${v.merchant.name}`} brand={v.merchant}>
+      <h1>Your payment details</h1>
+      <p class="muted">Manage the cards {v.merchant.name} charges for you.</p>
+      <div role="alert" aria-live="assertive">{p.error ? <p class="alert" id="error">{p.error}</p> : null}</div>
+      <div role="status" aria-live="polite">{p.done ? <p class="notice" id="done">{p.done}</p> : null}</div>
+      {s ? (
+        <section class="card" aria-labelledby="sub-h">
+          <h2 id="sub-h">
+            {s.planName ?? s.planReference} <span class="status">{STATUS[s.status] ?? s.status}</span>
+          </h2>
+          <dl>
+            <dt>Amount</dt>
+            <dd id="sub-amount">
+              {formatMoney(s.amount * s.quantity, s.currency)} per {INTERVAL[s.interval] ?? s.interval}
+              {s.quantity > 1 ? ` (${s.quantity} × ${formatMoney(s.amount, s.currency)})` : ""}
+            </dd>
+            <dt>{s.status === "past_due" ? "Payment due since" : "Next charge"}</dt>
+            <dd>{s.status === "cancelled" || s.cancelAtPeriodEnd ? `Ends ${day(s.currentPeriodEnd)}` : day(s.currentPeriodEnd)}</dd>
+            <dt>Charged to</dt>
+            <dd>{s.paymentMethod ? `${s.paymentMethod.cardBrand.toUpperCase()} ending ${s.paymentMethod.cardLastFour}` : "No card on file"}</dd>
+          </dl>
+        </section>
+      ) : null}
+      <section class="card" aria-labelledby="cards-h">
+        <h2 id="cards-h">Saved cards</h2>
+        {v.cards.length === 0 ? <p class="muted">No saved cards yet.</p> : null}
+        <ul class="cards">
+          {v.cards.map((c) => (
+            <li id={`card-${c.id}`}>
+              <span>
+                {cardName(c)} <span class="muted">expires {String(c.cardExpMonth).padStart(2, "0")}/{c.cardExpYear}</span>
+                {c.isDefault ? <span class="default">Default</span> : null}
+                {!c.isActive ? <span class="muted"> (paused)</span> : null}
+              </span>
+              <span class="actions">
+                {!c.isDefault ? (
+                  <form method="post" action={action}>
+                    <input type="hidden" name="action" value="default" />
+                    <input type="hidden" name="cardId" value={c.id} />
+                    <button type="submit" aria-label={`Make ${cardName(c)} the default card`}>Make default</button>
+                  </form>
+                ) : null}
+                <form method="post" action={action}>
+                  <input type="hidden" name="action" value="remove" />
+                  <input type="hidden" name="cardId" value={c.id} />
+                  <button type="submit" class="secondary" aria-label={`Remove ${cardName(c)}`}>Remove</button>
+                </form>
+              </span>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section class="card" aria-labelledby="add-h">
+        <h2 id="add-h">Add a card</h2>
+        <form method="post" action={action}>
+          <input type="hidden" name="action" value="add" />
+          <label for="paymentToken">Card token</label>
+          <input type="text" id="paymentToken" name="paymentToken" required autocomplete="off" aria-describedby="token-help" />
+          <p class="muted" id="token-help">Test mode: enter tok_visa. The card is saved without a charge.</p>
+          <button type="submit">Add card</button>
+        </form>
+      </section>
+    </Shell>
+  );
+}
+
+function NoPage(p: { nonce: string; expired: boolean }) {
+  const title = p.expired ? "This link has expired" : "Link not found";
+  return (
+    <Shell nonce={p.nonce} title={title} brand={{ name: "", logoUrl: null, brandColor: null }}>
+      <h1>{title}</h1>
+      <p>{p.expired ? "For your security, links to manage payment details work for a limited time. Ask the merchant for a new link." : "This link is not valid. It may have been replaced by a newer one."}</p>
+    </Shell>
+  );
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof DomainError) {
+    if (e.code === "cannot_remove_default") return "This card pays for an active subscription: make another card the default before removing it.";
+    if (e.code === "payment_failed") return `The card could not be saved: ${e.message}.`;
+    const issues = (e.details as { issues?: { path: (string | number)[]; message: string }[] } | undefined)?.issues;
+    if (issues?.length) return issues.map((i) => `${i.path.join(".") || "form"}: ${i.message}`).join("; ");
+    return e.message;
+  }
+  return "Something went wrong; please try again.";
+}
+
+export function billingPages(deps: Deps) {
+  const r = Router();
+  const form = express.urlencoded({ extended: false, limit: "8kb", parameterLimit: 20 });
+
+  /** Renders the page (or the expired / not-found page) with the given status and messages. */
+  async function render(req: Request, res: Response, status: number, extra: { error?: string | null; done?: string | null } = {}) {
+    const token = String(req.params.token);
+    const ctx = makeCtx(deps, null, req.ip);
+    const nonce = await securePage(req, res);
+    const s = await pageSession(ctx, token);
+    if (typeof s === "string") return void res.status(s === "expired" ? 410 : 404).type("html").send(html(<NoPage nonce={nonce} expired={s === "expired"} />));
+    ctx.wallet = s;
+    res.status(status).type("html").send(html(<BillingPage nonce={nonce} token={token} v={await billingPageView(ctx)} {...extra} />));
+  }
+
+  r.get("/billing/:token", (req, res) => render(req, res, 200, { done: DONE[String(req.query.done ?? "")] ?? null }));
+
+  r.post("/billing/:token", form, async (req: Request, res: Response) => {
+    const token = String(req.params.token);
+    const ctx = makeCtx(deps, null, req.ip);
+    const s = await pageSession(ctx, token);
+    if (typeof s === "string") return render(req, res, 200);
+    ctx.wallet = s;
+    const b = (req.body ?? {}) as Record<string, unknown>;
+    const field = (k: string) => (typeof b[k] === "string" ? (b[k] as string).trim() : "");
+    try {
+      let done: string;
+      if (b.action === "default") {
+        await setMyDefault(ctx, field("cardId"), { isDefault: true });
+        done = "default";
+      } else if (b.action === "remove") {
+        await removeMyCard(ctx, field("cardId"));
+        done = "removed";
+      } else if (b.action === "add") {
+        if (!field("paymentToken")) return render(req, res, 422, { error: "Enter a card token." });
+        await addCardFromPage(ctx, field("paymentToken"));
+        done = "added";
+      } else return render(req, res, 400, { error: "Unknown action." });
+      res.redirect(303, `/billing/${token}?done=${done}`);
+    } catch (e) {
+      if (e instanceof DomainError && e.status < 500) return render(req, res, e.status, { error: errorText(e) });
+      throw e;
+    }
+  });
+  return r;
+}
