@@ -310,3 +310,38 @@ test("GraphQL: merchant saved methods and client tokens, with the REST codes", a
   expect(codeOf(await gql(CreatePaymentMethodClientTokenDocument, { customerId: c }, { key: none }))).toBe("insufficient_scopes");
   expect(codeOf(await gql(AttachCustomerPaymentMethodDocument, { customerId: c, cardBrand: "x", cardLastFour: "12", cardExpMonth: 2, cardExpYear: 2031 }, { key: demo.apiKey }))).toBe("validation_error");
 });
+
+test("the vault session never becomes an order through the checkout completion route", async () => {
+  const { token: tok } = await token(await customer());
+  const e = await api("POST", "me/payment-methods/embed-token", pm(tok));
+  const r = await api("POST", `checkout-sessions/${e.body.data.checkoutSessionId}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa", email: "x@example.com" } });
+  expectError(r, 422, "session_not_open");
+  expect(await t.deps.prisma.order.count({ where: { applicationId: demo.applicationId, checkoutSessionId: e.body.data.checkoutSessionId } })).toBe(0);
+});
+
+test("bad input on the wallet routes is a 4xx, never a 5xx", async () => {
+  const c = await customer();
+  const { token: tok } = await token(c);
+  const bodies: unknown[] = [[], "x", 1, null, { isDefault: "true" }, { checkoutSessionId: 5, paymentToken: [] }, { checkoutSessionId: "a".repeat(5000), paymentToken: "tok_visa" }, { paymentToken: "\u0000" }];
+  for (const body of bodies) {
+    for (const [method, path] of [["PATCH", "me/payment-methods/cpm_x"], ["POST", "me/payment-methods/confirm"], ["POST", "payment-methods/client-token"]] as const) {
+      const r = await api(method, path, { ...pm(tok), ...(path.startsWith("me/") ? {} : { key: demo.apiKey, headers: {} }), body, validate: false });
+      expect([method, path, JSON.stringify(body), r.status < 500 && r.status >= 400]).toEqual([method, path, JSON.stringify(body), true]);
+    }
+  }
+  for (const id of ["%00", "cpm_%F0%9F%98%80", "a".repeat(300)]) {
+    expectError(await api("DELETE", `me/payment-methods/${id}`, pm(tok)), 404, "not_found");
+    expectError(await api("GET", `me/subscriptions/${id}`, pm(tok)), 404, "not_found");
+  }
+});
+
+test("one default per customer under concurrent make-default calls (PostgreSQL)", async () => {
+  if (t.kind !== "pg") return void console.warn("skipped: the concurrency check needs PostgreSQL");
+  const c = await customer();
+  const { token: tok } = await token(c);
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push((await vault(tok)).body.data.id);
+  const rs = await Promise.all(ids.map((id) => api("PATCH", `me/payment-methods/${id}`, { ...pm(tok), body: { isDefault: true } })));
+  expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+  expect(await t.deps.prisma.savedCard.count({ where: { customerId: c, isDefault: true, deletedAt: null } })).toBe(1);
+});

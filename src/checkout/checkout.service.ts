@@ -294,6 +294,10 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   const now = ctx.clock.now();
   if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
   if (s0.status !== "open") throw notOpen(s0);
+  // A wallet's zero-amount vault session (wallet/saved-cards.service.ts) saves a card; it never becomes an order.
+  if ((s0.metadata as { walletVault?: unknown } | null)?.walletVault === true) {
+    throw new DomainError("session_not_open", 422, "This session saves a card: confirm it with POST /me/payment-methods/confirm", { status: s0.status });
+  }
   if (!(METHODS as readonly string[]).includes(input.paymentMethod) || !s0.allowedMethods.includes(input.paymentMethod)) {
     throw new DomainError("payment_method_not_allowed", 422, `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
   }
