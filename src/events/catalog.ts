@@ -85,6 +85,9 @@ export const READ_SCOPE: ReadonlyMap<string, string> = new Map(Object.entries(BY
 export const EVENT_TYPES = [...READ_SCOPE.keys()].sort();
 
 const TRIGGERS: Record<string, string> = {
+  "customer.payment_method_added": "A card is saved for the customer: the wallet's vault flow or a merchant attaching a record-keeping card.",
+  "customer.payment_method_removed": "The buyer removes a saved card (soft delete).",
+  "payment.vaulted": "The wallet's zero-amount vault flow saves a chargeable card.",
   "order.created": "Exactly once, by whichever path inserts the order.",
   "order.updated": "Any order status change without its own event, and every paymentStatus change.",
   "order.fulfilled": "The order enters fulfilled (replaces the retired order.completed).",
@@ -133,6 +136,9 @@ const TRIGGERS: Record<string, string> = {
 };
 
 const REQUIRED_KEYS: Record<string, string[]> = {
+  "customer.payment_method_added": ["customerId", "paymentMethod", "customer"],
+  "customer.payment_method_removed": ["customerId", "paymentMethodId", "customer"],
+  "payment.vaulted": ["customerId", "paymentMethodId", "checkoutSessionId", "customer"],
   "extension.uninstalled": ["installationId", "extensionId", "applicationId", "uninstalledAt", "reason"],
   "extension.webhook_secret_rotated": ["installationId", "extensionId", "endpointId", "rotatedAt", "previousSecretExpiresAt"],
   "quote.converted": ["quoteId", "orderId"],
