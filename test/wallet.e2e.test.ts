@@ -4,7 +4,7 @@
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { restRoutes } from "../src/rest/routes";
-import { startWithDemo, type BootstrapLike, type TestApp } from "./helpers/app";
+import { startTestApp, startWithDemo, type BootstrapLike, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import {
@@ -344,4 +344,17 @@ test("one default per customer under concurrent make-default calls (PostgreSQL)"
   const rs = await Promise.all(ids.map((id) => api("PATCH", `me/payment-methods/${id}`, { ...pm(tok), body: { isDefault: true } })));
   expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
   expect(await t.deps.prisma.savedCard.count({ where: { customerId: c, isDefault: true, deletedAt: null } })).toBe(1);
+});
+
+test("guessing PM tokens is limited per address like bad API keys (429 rate_limited)", async () => {
+  const small = (await startTestApp({ env: { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3/5m" } }))!;
+  try {
+    const call = client(small.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call("GET", "me/payment-methods", { headers: { "x-service-pm-token": `pmt_${String(i).repeat(40)}` }, validate: false })).status);
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(statuses.at(-1)).toBe(429);
+  } finally {
+    await small.close();
+  }
 });

@@ -65,11 +65,18 @@ export async function mintClientToken(ctx: Ctx, body: unknown) {
 
 /** A PM token to its session; 401 unauthorized when malformed, unknown or expired. */
 export async function resolvePmToken(ctx: Ctx, raw: string | null | undefined): Promise<WalletSession> {
+  // Failed attempts count against the caller's address like bad API keys do, so tokens cannot be guessed.
+  const { limits } = ctx.deps;
+  if (ctx.ip) limits.blocked("authFailureIp", ctx.ip);
+  const refuse = async (message: string) => {
+    if (ctx.ip) await limits.consume("authFailureIp", ctx.ip);
+    return errors.unauthorized(message);
+  };
   const token = raw?.trim();
-  if (!token) throw errors.unauthorized("Send the wallet client token in X-Service-PM-Token");
-  if (!TOKEN_SHAPE.test(token)) throw errors.unauthorized("Malformed wallet client token");
+  if (!token) throw await refuse("Send the wallet client token in X-Service-PM-Token");
+  if (!TOKEN_SHAPE.test(token)) throw await refuse("Malformed wallet client token");
   const row = await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(token) } });
-  if (!row || row.expiresAt <= ctx.clock.now()) throw errors.unauthorized("The wallet client token is unknown or has expired");
+  if (!row || row.expiresAt <= ctx.clock.now()) throw await refuse("The wallet client token is unknown or has expired");
   return { tokenId: row.id, tenant: await tenantOf(ctx, row), customerId: row.customerId, subscriptionId: row.subscriptionId, expiresAt: row.expiresAt };
 }
 
@@ -94,9 +101,12 @@ export async function walletOriginAllowed(ctx: Ctx, origin: string, applicationI
 
 /** The hosted update-card page's view of its path token: the session, or why there is none (expired reads apart). */
 export async function pageSession(ctx: Ctx, raw: string): Promise<WalletSession | "expired" | "unknown"> {
-  if (!TOKEN_SHAPE.test(raw)) return "unknown";
-  const row = await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(raw) } });
-  if (!row) return "unknown";
-  if (row.expiresAt <= ctx.clock.now()) return "expired";
+  const { limits } = ctx.deps;
+  if (ctx.ip) limits.blocked("authFailureIp", ctx.ip);
+  const row = TOKEN_SHAPE.test(raw) ? await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(raw) } }) : null;
+  if (!row || row.expiresAt <= ctx.clock.now()) {
+    if (ctx.ip) await limits.consume("authFailureIp", ctx.ip);
+    return row ? "expired" : "unknown";
+  }
   return { tokenId: row.id, tenant: await tenantOf(ctx, row), customerId: row.customerId, subscriptionId: row.subscriptionId, expiresAt: row.expiresAt };
 }
