@@ -11,6 +11,8 @@ import { renderToString } from "preact-render-to-string";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import { formatMoney } from "../src/shared/money";
+import { limitHeaders } from "../src/shared/rate-limit";
+import { refusedState } from "../src/rest/http";
 import { pageSession } from "../src/wallet/pm-tokens.service";
 import { addCardFromPage, billingPageView, removeMyCard, setMyDefault } from "../src/wallet/saved-cards.service";
 import { securePage } from "./security";
@@ -156,6 +158,15 @@ function NoPage(p: { nonce: string; expired: boolean }) {
   );
 }
 
+function TooMany(p: { nonce: string }) {
+  return (
+    <Shell nonce={p.nonce} title="Too many attempts" brand={{ name: "", logoUrl: null, brandColor: null }}>
+      <h1>Too many attempts</h1>
+      <p>Please wait a few minutes and open your link again.</p>
+    </Shell>
+  );
+}
+
 function errorText(e: unknown): string {
   if (e instanceof DomainError) {
     if (e.code === "cannot_remove_default") return "This card pays for an active subscription: make another card the default before removing it.";
@@ -176,7 +187,14 @@ export function billingPages(deps: Deps) {
     const token = String(req.params.token);
     const ctx = makeCtx(deps, null, req.ip);
     const nonce = await securePage(req, res);
-    const s = await pageSession(ctx, token);
+    let s: Awaited<ReturnType<typeof pageSession>>;
+    try {
+      s = await pageSession(ctx, token);
+    } catch (e) {
+      if (!(e instanceof DomainError && e.code === "rate_limited")) throw e;
+      res.set(limitHeaders(refusedState(e), true));
+      return void res.status(429).type("html").send(html(<TooMany nonce={nonce} />));
+    }
     if (typeof s === "string") return void res.status(s === "expired" ? 410 : 404).type("html").send(html(<NoPage nonce={nonce} expired={s === "expired"} />));
     ctx.wallet = s;
     res.status(status).type("html").send(html(<BillingPage nonce={nonce} token={token} v={await billingPageView(ctx)} {...extra} />));
@@ -187,7 +205,10 @@ export function billingPages(deps: Deps) {
   r.post("/billing/:token", form, async (req: Request, res: Response) => {
     const token = String(req.params.token);
     const ctx = makeCtx(deps, null, req.ip);
-    const s = await pageSession(ctx, token);
+    const s = await pageSession(ctx, token).catch((e: unknown) => {
+      if (e instanceof DomainError && e.code === "rate_limited") return "limited" as const;
+      throw e;
+    });
     if (typeof s === "string") return render(req, res, 200);
     ctx.wallet = s;
     const b = (req.body ?? {}) as Record<string, unknown>;
