@@ -42,6 +42,8 @@ interface Op {
   tag: string;
   /** keyless routes (the checkout session id is the handle) */
   keyless?: boolean;
+  /** buyer wallet routes: the X-Service-PM-Token client token, never a key */
+  pmToken?: boolean;
   params?: Params;
   query?: z.ZodObject;
   body?: z.ZodType;
@@ -76,7 +78,7 @@ function register(reg: OpenAPIRegistry, method: Method, path: string, op: Op) {
     path,
     summary: op.summary,
     tags: [op.tag],
-    security: op.keyless ? [] : [{ apiKey: [] }, { dashboardSession: [] }],
+    security: op.keyless ? [] : op.pmToken ? [{ pmToken: [] }] : [{ apiKey: [] }, { dashboardSession: [] }],
     request: {
       ...(Object.keys(params).length ? { params: z.object(params) } : {}),
       ...(op.query ? { query: op.query } : {}),
@@ -237,6 +239,7 @@ export function openApiDocument() {
   const reg = new OpenAPIRegistry();
   reg.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "X-API-Key", description: "A secret key (sk_…)" });
   reg.registerComponent("securitySchemes", "dashboardSession", { type: "http", scheme: "bearer", description: "A dashboard session token (dst_…)" });
+  reg.registerComponent("securitySchemes", "pmToken", { type: "apiKey", in: "header", name: "X-Service-PM-Token", description: "A wallet client token (pmt_…) for one customer: /me/payment-methods* and /me/subscriptions* only" });
   registerAll(reg);
   cached = new OpenApiGeneratorV31(reg.definitions).generateDocument({
     openapi: "3.1.0",

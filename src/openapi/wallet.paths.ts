@@ -64,7 +64,7 @@ export const BuyerSubscription = z
   })
   .meta({ id: "BuyerSubscription" });
 
-type Reg = (method: "get" | "post" | "patch" | "delete", path: string, op: { tag: string; summary: string; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] }) => void;
+type Reg = (method: "get" | "post" | "patch" | "delete", path: string, op: { tag: string; summary: string; pmToken?: boolean; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] }) => void;
 
 export function registerWallet(r: Reg) {
   const tag = "wallet";
@@ -74,10 +74,10 @@ export function registerWallet(r: Reg) {
   r("post", "/customers/{id}/payment-methods", { tag, summary: "Attach a record-keeping card (not chargeable)", params: { id: "Customer" }, body: attachCardInput, ok: [201, SavedCard] });
   r("post", "/customers/{customerId}/payment-methods/{id}/pause", { tag, summary: "Pause a saved method (renewals skip it)", params: card, ok: [200, SavedCard] });
   r("post", "/customers/{customerId}/payment-methods/{id}/resume", { tag, summary: "Resume a paused saved method", params: card, ok: [200, SavedCard] });
-  r("get", "/me/payment-methods", { tag, summary: "The buyer's saved cards (X-Service-PM-Token)", ok: [200, z.array(SavedCard)] });
-  r("post", "/me/payment-methods/embed-token", { tag, summary: "A zero-amount vault session to add a card (X-Service-PM-Token)", ok: [201, VaultSession] });
-  r("post", "/me/payment-methods/confirm", { tag, summary: "Vault the card of a vault session (X-Service-PM-Token)", body: confirmInput, ok: [201, SavedCard] });
-  r("patch", "/me/payment-methods/{id}", { tag, summary: "Make this card the default (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, body: setDefaultInput, ok: [200, SavedCard] });
-  r("delete", "/me/payment-methods/{id}", { tag, summary: "Remove a card (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, ok: [200, z.object({ id: z.string() })] });
-  r("get", "/me/subscriptions/{id}", { tag, summary: "The buyer's subscription (X-Service-PM-Token)", params: { id: "Subscription" }, ok: [200, BuyerSubscription] });
+  r("get", "/me/payment-methods", { tag, pmToken: true, summary: "The buyer's saved cards (X-Service-PM-Token)", ok: [200, z.array(SavedCard)] });
+  r("post", "/me/payment-methods/embed-token", { tag, pmToken: true, summary: "A zero-amount vault session to add a card (X-Service-PM-Token)", ok: [201, VaultSession] });
+  r("post", "/me/payment-methods/confirm", { tag, pmToken: true, summary: "Vault the card of a vault session (X-Service-PM-Token)", body: confirmInput, ok: [201, SavedCard] });
+  r("patch", "/me/payment-methods/{id}", { tag, pmToken: true, summary: "Make this card the default (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, body: setDefaultInput, ok: [200, SavedCard] });
+  r("delete", "/me/payment-methods/{id}", { tag, pmToken: true, summary: "Remove a card (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, ok: [200, z.object({ id: z.string() })] });
+  r("get", "/me/subscriptions/{id}", { tag, pmToken: true, summary: "The buyer's subscription (X-Service-PM-Token)", params: { id: "Subscription" }, ok: [200, BuyerSubscription] });
 }
