@@ -358,3 +358,14 @@ test("guessing PM tokens is limited per address like bad API keys (429 rate_limi
     await small.close();
   }
 });
+
+test("Idempotency-Key under a PM token is per token: another buyer's same key never replays the first one's answer", async () => {
+  const a = (await token(await customer())).token;
+  const b = (await token(await customer())).token;
+  const ra = await api("POST", "me/payment-methods/embed-token", { ...pm(a), idem: "same-key" });
+  const again = await api("POST", "me/payment-methods/embed-token", { ...pm(a), idem: "same-key" });
+  expect(again.body.data.checkoutSessionId).toBe(ra.body.data.checkoutSessionId);
+  const rb = await api("POST", "me/payment-methods/embed-token", { ...pm(b), idem: "same-key" });
+  expect(rb.status).toBe(201);
+  expect(rb.body.data.checkoutSessionId).not.toBe(ra.body.data.checkoutSessionId);
+});

@@ -8,7 +8,8 @@ export async function idempotency(req: Request, res: Response, next: NextFunctio
   const key = req.get("idempotency-key");
   if (req.method !== "POST" || key === undefined) return next();
   const ctx = ctxOf(req);
-  const credentialId = ctx.principal?.credentialId ?? `public:${req.ip}`;
+  // a wallet client token is its own credential: two buyers behind one address never share a replay
+  const credentialId = ctx.principal?.credentialId ?? (ctx.wallet ? `pm_token:${ctx.wallet.tokenId}` : `public:${req.ip}`);
   const claim = await claimIdempotencyKey(ctx, credentialId, key, requestHash(req.method, req.baseUrl + req.path, req.body));
   if (claim.kind === "replay") {
     res.set("Idempotent-Replayed", "true");
