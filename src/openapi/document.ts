@@ -33,6 +33,7 @@ import { estimateInput } from "../shipping-tax/estimate.service";
 import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput } from "../webhooks/endpoints.service";
 import * as S from "./schemas";
 import { registerOrderOps } from "./order-ops.paths";
+import { registerSubscriptions } from "./subscriptions.paths";
 
 type Method = RouteConfig["method"];
 type Params = Record<string, string>;
@@ -177,6 +178,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("post", "/returns/{id}/cancel", { tag: "returns", summary: "Cancel a requested return", params: id, ok: [200, S.OrderReturn] });
   r("post", "/orders/{id}/capture", { tag: "orders", summary: "Capture every authorized payment in full", params: id, ok: [200, S.Order] });
   registerOrderOps(r);
+  registerSubscriptions(r);
   // payments
   r("get", "/payments", { tag: "payments", summary: "Payments, newest first", query: paymentFilters, ok: [200, S.Payment, "page"] });
   r("get", "/payments/{id}", { tag: "payments", summary: "A payment", params: id, ok: [200, S.Payment] });
