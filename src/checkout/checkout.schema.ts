@@ -154,9 +154,10 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const Completion = builder.objectRef<{ orderId: string; paymentId: string; paymentStatus: string }>("CheckoutCompletion").implement({
+const Completion = builder.objectRef<{ orderId: string; paymentId: string; paymentStatus: string; subscriptionId?: string }>("CheckoutCompletion").implement({
   description: "What completing a session made",
   fields: (t) => ({
+    subscriptionId: t.id({ nullable: true, description: "The subscription a recurring session created", resolve: (c) => c.subscriptionId ?? null }),
     orderId: t.exposeID("orderId", { description: "The new order" }),
     paymentId: t.exposeID("paymentId", { description: "Its payment" }),
     paymentStatus: t.field({
@@ -184,6 +185,7 @@ builder.mutationFields((t) => ({
       netN: t.arg.int({ description: "Invoice terms in days for net30" }),
       collect: t.arg({ type: CollectInput, description: "Which addresses to ask for" }),
       discountCode: t.arg.string({ description: "A promotion code to apply" }),
+      recurring: t.arg({ type: "JSON", description: "A subscription: { planReference, planName?, interval weekly|monthly|quarterly|yearly, amount, quantity?, trialDays?, mode auto|manual }; card only" }),
       metadata: t.arg({ type: "JSON" }),
     },
     resolve: async (_r, a, ctx) => {

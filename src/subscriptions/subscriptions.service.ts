@@ -5,7 +5,9 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { customerUuid, findCustomer } from "../customers/customers.service";
-import { type EventTenant, recordEvent, tenantOf } from "../events/events.service";
+import { filter, pipe } from "graphql-yoga";
+import { currentStateFirst, type EventTenant, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
+import { type Envelope, tenantTopic } from "../events/hub";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { actorOf } from "../platform/actor";
 import { type Ctx, withTx } from "../shared/context";
@@ -475,4 +477,15 @@ export async function changeSubscriptionQuantity(ctx: Ctx, id: string, body: unk
   } finally {
     await releaseChangeLease(ctx, s.id, owner);
   }
+}
+
+// ---- live updates -------------------------------------------------------------------------------------------------
+
+/** The live stream of one subscription's subscription.* events (another tenant's id is 404 before subscribing). */
+export async function subscribeSubscriptionUpdates(ctx: Ctx, id: string) {
+  requireScope(ctx, "subscriptions:read");
+  const s = await findSubscription(ctx, id);
+  const t = requireTenant(ctx);
+  const mine = (e: Envelope) => e.type.startsWith("subscription.") && (e.data as { subscriptionId?: string } | null)?.subscriptionId === s.id;
+  return whileCredentialLive(ctx, currentStateFirst(pipe(ctx.deps.hub.pubsub.subscribe(tenantTopic(t.applicationId, t.environmentId)), filter(mine))));
 }
