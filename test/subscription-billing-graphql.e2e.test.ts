@@ -18,6 +18,7 @@ import {
   SubscriptionDocument,
   SubscriptionsDocument,
   TrialEligibilityDocument,
+  type RecurringInput,
   UpdateSubscriptionDocument,
 } from "./generated/graphql";
 
@@ -36,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-async function subscribe(recurring: Record<string, unknown>) {
+async function subscribe(recurring: RecurringInput) {
   const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId, customerEmail: `g${++n}@example.com` } });
   const s = await gql(CreateRecurringCheckoutSessionDocument, { cartId: cart.body.data.id, recurring }, { key: demo.apiKey });
   expect(s.errors).toBeNull();
@@ -84,7 +85,7 @@ test("every error code in extensions.code; cross-tenant not_found; scope insuffi
   const net = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId, customerEmail: "net@example.com" } });
   const refused = await gql(CreateRecurringCheckoutSessionDocument, { cartId: net.body.data.id, recurring: { planReference: "n", interval: "monthly", amount: 1, mode: "auto" }, allowedMethods: ["net30"] }, key);
   expect(codeOf(refused)).toBe("validation_error");
-  const badPlan = await gql(CreateRecurringCheckoutSessionDocument, { cartId: net.body.data.id, recurring: { planReference: "n", interval: "hourly", amount: 1, mode: "auto" } }, key);
+  const badPlan = await gql(CreateRecurringCheckoutSessionDocument, { cartId: net.body.data.id, recurring: { planReference: "n", interval: "monthly", amount: -1, mode: "auto" } }, key);
   expect(codeOf(badPlan)).toBe("validation_error");
 
   const other = await t.otherWorkspace("subs-gql-other");

@@ -46,14 +46,27 @@ const EffectiveEnum = describedEnum<"now" | "period_end">("SubscriptionChangeEff
   period_end: "At the next renewal (pending fields)",
 });
 
+export const RecurringInput = builder.inputType("RecurringInput", {
+  description: "A recurring checkout: the subscription created when the session completes (card only)",
+  fields: (t) => ({
+    planReference: t.string({ required: true, description: "Your plan's reference" }),
+    planName: t.string({ description: "The plan's display name" }),
+    interval: t.field({ type: IntervalEnum, required: true, description: "Period length" }),
+    amount: t.int({ required: true, description: "Per seat, minor units" }),
+    quantity: t.int({ description: "Seats (default 1)" }),
+    trialDays: t.int({ description: "Trial length; applies once per customer per plan" }),
+    mode: t.field({ type: ModeEnum, required: true, description: "auto: the renewal job charges; manual: renewSubscription" }),
+  }),
+});
+
 const CardRef = builder.objectRef<NonNullable<SubscriptionView["paymentMethod"]>>("SubscriptionPaymentMethod").implement({
   description: "The customer's default card, which renewals charge",
   fields: (t) => ({
     id: t.exposeID("id", { description: "cpm_ id" }),
-    cardBrand: t.exposeString("cardBrand"),
-    cardLastFour: t.exposeString("cardLastFour"),
-    cardExpMonth: t.exposeInt("cardExpMonth"),
-    cardExpYear: t.exposeInt("cardExpYear"),
+    cardBrand: t.exposeString("cardBrand", { description: "Issuer brand" }),
+    cardLastFour: t.exposeString("cardLastFour", { description: "Last four digits" }),
+    cardExpMonth: t.exposeInt("cardExpMonth", { description: "1 to 12" }),
+    cardExpYear: t.exposeInt("cardExpYear", { description: "Four digits" }),
   }),
 });
 const ProrationRef = builder.objectRef<Proration>("SubscriptionProration").implement({
@@ -69,29 +82,29 @@ export const SubscriptionRef = builder.objectRef<SubV>("CustomerSubscription").i
   description: "A customer's recurring plan, charged to their default card each period",
   fields: (t) => ({
     id: t.exposeID("id"),
-    customerId: t.exposeID("customerId"),
-    status: t.field({ type: SubscriptionStatusEnum, resolve: (s) => s.status as SubscriptionStatus }),
-    mode: t.field({ type: ModeEnum, resolve: (s) => s.mode as "auto" }),
-    planReference: t.exposeString("planReference"),
-    planName: t.exposeString("planName", { nullable: true }),
+    customerId: t.exposeID("customerId", { description: "The customer who pays" }),
+    status: t.field({ type: SubscriptionStatusEnum, description: "Where it is in its billing", resolve: (s) => s.status as SubscriptionStatus }),
+    mode: t.field({ type: ModeEnum, description: "Who starts a renewal", resolve: (s) => s.mode as "auto" }),
+    planReference: t.exposeString("planReference", { description: "Your plan's reference" }),
+    planName: t.exposeString("planName", { nullable: true, description: "The plan's display name" }),
     amount: t.exposeInt("amount", { description: "Per seat, minor units; the period charge is amount x quantity" }),
-    quantity: t.exposeInt("quantity"),
+    quantity: t.exposeInt("quantity", { description: "Seats" }),
     currency: t.exposeString("currency"),
-    interval: t.field({ type: IntervalEnum, resolve: (s) => s.interval as Interval }),
-    currentPeriodStart: t.field({ type: "DateTime", resolve: (s) => s.currentPeriodStart }),
+    interval: t.field({ type: IntervalEnum, description: "Period length", resolve: (s) => s.interval as Interval }),
+    currentPeriodStart: t.field({ type: "DateTime", description: "Start of the current period", resolve: (s) => s.currentPeriodStart }),
     currentPeriodEnd: t.field({ type: "DateTime", nullable: true, description: "The failed renewal's when past due", resolve: (s) => s.currentPeriodEnd }),
-    trialEnd: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.trialEnd }),
-    cancelAtPeriodEnd: t.exposeBoolean("cancelAtPeriodEnd"),
-    cancelledAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.cancelledAt }),
+    trialEnd: t.field({ type: "DateTime", nullable: true, description: "When the trial ends (the first charge)", resolve: (s) => s.trialEnd }),
+    cancelAtPeriodEnd: t.exposeBoolean("cancelAtPeriodEnd", { description: "Cancels at currentPeriodEnd instead of renewing" }),
+    cancelledAt: t.field({ type: "DateTime", nullable: true, description: "When it was cancelled", resolve: (s) => s.cancelledAt }),
     failureCount: t.exposeInt("failureCount", { description: "Consecutive declined renewal attempts" }),
     nextRetryAt: t.field({ type: "DateTime", nullable: true, description: "The next dunning retry", resolve: (s) => s.nextRetryAt }),
     creditAmount: t.exposeInt("creditAmount", { description: "Proration credit taken off the next renewal" }),
-    pendingPlanReference: t.exposeString("pendingPlanReference", { nullable: true }),
-    pendingPlanName: t.exposeString("pendingPlanName", { nullable: true }),
-    pendingInterval: t.field({ type: IntervalEnum, nullable: true, resolve: (s) => s.pendingInterval as Interval | null }),
-    pendingAmount: t.exposeInt("pendingAmount", { nullable: true }),
-    pendingQuantity: t.exposeInt("pendingQuantity", { nullable: true }),
-    paymentMethod: t.field({ type: CardRef, nullable: true, resolve: (s) => s.paymentMethod }),
+    pendingPlanReference: t.exposeString("pendingPlanReference", { nullable: true, description: "Plan applied at the next renewal" }),
+    pendingPlanName: t.exposeString("pendingPlanName", { nullable: true, description: "Its display name" }),
+    pendingInterval: t.field({ type: IntervalEnum, nullable: true, description: "Its interval", resolve: (s) => s.pendingInterval as Interval | null }),
+    pendingAmount: t.exposeInt("pendingAmount", { nullable: true, description: "Its per-seat amount" }),
+    pendingQuantity: t.exposeInt("pendingQuantity", { nullable: true, description: "Seats from the next renewal" }),
+    paymentMethod: t.field({ type: CardRef, nullable: true, description: "The default card renewals charge", resolve: (s) => s.paymentMethod }),
     proration: t.field({ type: ProrationRef, nullable: true, description: "Set by an immediate changeSubscriptionQuantity", resolve: (s) => s.proration ?? null }),
     charged: t.boolean({ nullable: true, description: "Set by renewSubscription: whether the card was charged", resolve: (s) => s.charged ?? null }),
     createdAt: t.field({ type: "DateTime", resolve: (s) => s.createdAt }),
@@ -103,7 +116,7 @@ const SubscriptionPage = pageOf<SubV>("CustomerSubscriptionPage", SubscriptionRe
 const TrialEligibilityRef = builder.objectRef<{ eligible: boolean; reason: string | null }>("TrialEligibility").implement({
   description: "Whether a customer may start a trial of a plan (one trial per customer per plan)",
   fields: (t) => ({
-    eligible: t.exposeBoolean("eligible"),
+    eligible: t.exposeBoolean("eligible", { description: "Whether a trial would apply" }),
     reason: t.exposeString("reason", { nullable: true, description: "Why not, e.g. trial_already_used" }),
   }),
 });
@@ -134,7 +147,7 @@ builder.queryFields((t) => ({
     type: TrialEligibilityRef,
     description: "Whether the customer may start a trial of the plan",
     authScopes: { scope: "customers:read" },
-    args: { customerId: t.arg.id({ required: true }), planReference: t.arg.string({ required: true }) },
+    args: { customerId: t.arg.id({ required: true, description: "The customer's id" }), planReference: t.arg.string({ required: true, description: "The plan" }) },
     resolve: (_r, a, ctx) => trialEligibility(ctx, String(a.customerId), { planReference: a.planReference }),
   }),
 }));
@@ -153,11 +166,11 @@ builder.mutationFields((t) => ({
     authScopes: { scope: "subscriptions:write" },
     args: {
       id: t.arg.id({ required: true, description: subscriptionId }),
-      planReference: t.arg.string({ required: true }),
-      planName: t.arg.string(),
-      interval: t.arg({ type: IntervalEnum, required: true }),
+      planReference: t.arg.string({ required: true, description: "The new plan (400 invalid_subscription_state when it is the current one)" }),
+      planName: t.arg.string({ description: "Its display name" }),
+      interval: t.arg({ type: IntervalEnum, required: true, description: "Its interval" }),
       amount: t.arg.int({ required: true, description: "Per seat, minor units" }),
-      effective: t.arg({ type: EffectiveEnum, required: true }),
+      effective: t.arg({ type: EffectiveEnum, required: true, description: "now or period_end" }),
     },
     resolve: (_r, a, ctx) =>
       changeSubscriptionPlan(ctx, String(a.id), compact({ planReference: a.planReference, planName: a.planName, interval: a.interval, amount: a.amount, effective: a.effective })),
@@ -166,7 +179,7 @@ builder.mutationFields((t) => ({
     type: SubscriptionRef,
     description: "now (default): prorated, the difference charged or kept as credit; period_end: pendingQuantity",
     authScopes: { scope: "subscriptions:write" },
-    args: { id: t.arg.id({ required: true, description: subscriptionId }), quantity: t.arg.int({ required: true }), effective: t.arg({ type: EffectiveEnum }) },
+    args: { id: t.arg.id({ required: true, description: subscriptionId }), quantity: t.arg.int({ required: true, description: "Seats, at least 1 (400 quantity_unchanged when the same)" }), effective: t.arg({ type: EffectiveEnum, description: "now (default) or period_end" }) },
     resolve: (_r, a, ctx) => changeSubscriptionQuantity(ctx, String(a.id), compact({ quantity: a.quantity, effective: a.effective })),
   }),
   clearSubscriptionPendingChange: t.field({
@@ -180,7 +193,7 @@ builder.mutationFields((t) => ({
     type: SubscriptionRef,
     description: "Sets cancelAtPeriodEnd",
     authScopes: { scope: "subscriptions:write" },
-    args: { id: t.arg.id({ required: true, description: subscriptionId }), cancelAtPeriodEnd: t.arg.boolean({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: subscriptionId }), cancelAtPeriodEnd: t.arg.boolean({ required: true, description: "Cancel at period end instead of renewing" }) },
     resolve: (_r, a, ctx) => updateSubscription(ctx, String(a.id), { cancelAtPeriodEnd: a.cancelAtPeriodEnd }),
   }),
   resumeSubscription: t.field({
