@@ -69,12 +69,15 @@ export async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connect
   const customer: SubscriptionCustomer = { id: s.customerId, email: _email ?? null };
   const leaseHeld = Prisma.sql`AND "leaseOwner" = ${owner}`;
   const clearLease = { leaseOwner: null, leaseUntil: null };
+  // set once the lease was cleared with the subscription's update (the finally then has nothing to give back)
+  let released = false;
   try {
     if (s.cancelAtPeriodEnd) {
       await withTx(ctx, async (tx) => {
         const next = await moveSubscription(tx, s, "cancelled", { ...clearLease, cancelledAt: tx.clock.now(), nextRetryAt: null }, { actorType: "system", actorId: null }, "cancel_at_period_end", leaseHeld);
         await subscriptionEvent(tx, next, "subscription.cancelled", { reason: "cancel_at_period_end" }, customer);
       });
+      released = true;
       return "cancelled";
     }
     const pending = s.pendingPlanReference !== null || s.pendingQuantity !== null;
@@ -88,7 +91,7 @@ export async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connect
     const gross = plan.amount * plan.quantity;
     const credit = Math.min(s.creditAmount, gross);
     const { card, backup } = await renewalCard(ctx, s.customerId);
-    return await chargeSubscription(
+    const result = await chargeSubscription(
       ctx,
       { sub: { ...s, ...plan }, card, line: { name: plan.planName ?? plan.planReference, unitPrice: plan.amount, quantity: plan.quantity, discountAmount: credit }, purpose: "renewal", connector, email: _email },
       async (tx, outcome) => {
@@ -138,9 +141,11 @@ export async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connect
         return "declined" as const;
       },
     );
+    released = true;
+    return result;
   } finally {
-    // a renewal that threw part-way gives its lease back (a finished one already cleared it)
-    await releaseLease(ctx, s.id, owner).catch(() => {});
+    // a renewal that threw part-way gives its lease back (a finished one cleared it with its update)
+    if (!released) await releaseLease(ctx, s.id, owner).catch(() => {});
   }
 }
 
