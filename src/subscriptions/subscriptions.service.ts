@@ -260,7 +260,11 @@ export async function createSubscriptionFromCheckout(
   });
   await tx.db.subscriptionStatusHistory.create({ data: { subscriptionId: s.id, fromStatus: null, toStatus: s.status, actorType: "system", reason: "checkout", createdAt: now } });
   if (trialEnd) {
-    await tx.db.trialRedemption.create({ data: { applicationId: s.applicationId, environmentId: s.environmentId, customerId: a.customerId, planReference: r.planReference, subscriptionId: s.id, createdAt: now } });
+    // a concurrent checkout of the same plan may have redeemed it meanwhile: the first redemption stands
+    await tx.db.$executeRaw`
+      INSERT INTO "TrialRedemption" (id, "applicationId", "environmentId", "customerId", "planReference", "subscriptionId", "createdAt")
+      VALUES (gen_random_uuid(), ${s.applicationId}::uuid, ${s.environmentId}::uuid, ${a.customerId}::uuid, ${r.planReference}, ${s.id}::uuid, ${now})
+      ON CONFLICT DO NOTHING`;
   }
   await tx.db.order.update({ where: { id: a.orderId }, data: { subscriptionId: s.id } });
   const customer = { id: a.customerId, email: a.email };
