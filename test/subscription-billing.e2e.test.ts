@@ -415,6 +415,35 @@ describe("errors, tenancy, scopes", () => {
     expect(malformed.status).toBe(400);
   });
 
+  test("hostile input on every route is a 4xx, never 5xx", async () => {
+    const k = { key: demo.apiKey, validate: false };
+    const hostile: unknown[] = [
+      null, [], "x", 0, true, { quantity: 1e300 }, { quantity: -0 }, { quantity: 2 ** 31 }, { quantity: "2" }, { quantity: null },
+      { planReference: "p".repeat(10_000), interval: "monthly", amount: 1, effective: "now" }, { planReference: "", interval: "monthly", amount: 1, effective: "now" },
+      { planReference: "q", interval: "monthly", amount: 2 ** 53, effective: "now" }, { planReference: { a: 1 }, interval: ["monthly"], amount: 1, effective: "now" },
+      { cancelAtPeriodEnd: null }, { cancelAtPeriodEnd: [true] }, { quantity: 3.5 }, { "\u0000": 1 },
+    ];
+    const paths: [string, string][] = [
+      ["POST", `subscriptions/${subId}/change-plan`], ["POST", `subscriptions/${subId}/change-quantity`], ["PATCH", `subscriptions/${subId}`],
+      ["POST", `subscriptions/${subId}/renew`], ["POST", `subscriptions/${subId}/resume`], ["DELETE", `subscriptions/${subId}/pending-change`],
+    ];
+    for (const [method, path] of paths) {
+      for (const body of hostile) {
+        const r = await api(method, path, { ...k, body });
+        expect([path, JSON.stringify(body), r.status < 500]).toEqual([path, JSON.stringify(body), true]);
+      }
+    }
+    for (const q of ["status[]=active", "customerId=%00", "customerId=" + "a".repeat(500), "cursor=%%%", "cursor=" + "x".repeat(300), "limit=1e9", "limit=-1", "other=1"]) {
+      const r = await api("GET", `subscriptions?${q}`, k);
+      expect([q, r.status]).toEqual([q, 422]);
+    }
+    for (const id of ["%00", "x".repeat(300), "00000000-0000-0000-0000-000000000000", "cus_%ff"]) {
+      expect([400, 404]).toContain((await api("GET", `subscriptions/${id}`, k)).status);
+      expect((await api("GET", `customers/${id}/trial-eligibility?planReference=x`, k)).status).toBeLessThan(500);
+    }
+    expect((await getSub(subId)).status).toBe("active");
+  });
+
   test("list with filters and cursor", async () => {
     const s = await getSub(subId);
     const byCustomer = await api("GET", `subscriptions?customerId=${s.customerId}`, { key: demo.apiKey });
