@@ -2,7 +2,7 @@
 // charged exactly once (the renewal lease), every subscription advances one period.
 import { findJob } from "../jobs/registry";
 import { FixedClock } from "../src/shared/clock";
-import { runRenewals } from "../src/subscriptions/renewals.service";
+import { retrySubscriptionCharge, runRenewals } from "../src/subscriptions/renewals.service";
 import { makeCtx } from "../src/shared/context";
 import { skipReason, startTestApp, type TestApp } from "./helpers/app";
 import { seedDueSubscriptions } from "./helpers/subscriptions";
@@ -45,4 +45,25 @@ test("two processes renewing the same 200 due subscriptions charge each exactly 
   expect(ra.renewed + rb.renewed).toBeLessThanOrEqual(200);
   // nothing is due any more
   expect(await runRenewals(makeCtx(b.deps))).toMatchObject({ renewed: 0, declined: 0 });
+});
+
+test("wallet retries racing the job on a past_due subscription charge it once; the losers get 409 conflict or 422 invalid_state", async () => {
+  if (!a || !b) return;
+  const demo = await a.bootstrap();
+  const tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
+  await seedDueSubscriptions(a.deps.prisma, tenant, 1, due, "retry-race");
+  const sub = await a.deps.prisma.subscription.findFirstOrThrow({ where: { planReference: "retry-race" } });
+  await a.deps.prisma.subscription.update({ where: { id: sub.id }, data: { status: "past_due", failureCount: 1, nextRetryAt: due } });
+  const outcomes = await Promise.allSettled([
+    ...Array.from({ length: 6 }, (_, i) => retrySubscriptionCharge(makeCtx((i % 2 ? b! : a!).deps), sub.id)),
+    runRenewals(makeCtx(b.deps), { batch: 5 }),
+  ]);
+  const charges = await a.deps.prisma.payment.count({ where: { subscriptionId: sub.id } });
+  expect(charges).toBe(1);
+  for (const o of outcomes.slice(0, 6)) {
+    if (o.status === "rejected") expect(["conflict", "invalid_state"]).toContain((o.reason as { code: string }).code);
+  }
+  const after = await a.deps.prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } });
+  expect(after).toMatchObject({ status: "active", failureCount: 0, leaseOwner: null });
+  expect(after.currentPeriodEnd.toISOString()).toBe("2026-07-01T00:00:00.000Z");
 });
