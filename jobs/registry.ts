@@ -6,6 +6,7 @@ import { invoiceOverdue } from "./invoice-overdue";
 import { mailDispatch } from "./mail-dispatch";
 import { paymentAuthorizationExpiry } from "./payment-authorization-expiry";
 import { quoteExpiry } from "./quote-expiry";
+import { subscriptionRenewal } from "./subscription-renewal";
 import { webhookDelivery } from "./webhook-delivery";
 
 export interface JobContext {
@@ -21,7 +22,7 @@ export interface JobDefinition {
   run(ctx: JobContext): Promise<string>;
 }
 
-export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry, invoiceOverdue, quoteExpiry, mailDispatch];
+export const JOBS: JobDefinition[] = [webhookDelivery, checkoutSessionExpiry, paymentAuthorizationExpiry, invoiceOverdue, quoteExpiry, mailDispatch, subscriptionRenewal];
 
 export function findJob(name: string) {
   return JOBS.find((j) => j.name === name);

@@ -54,6 +54,8 @@ const schema = z.object({
   CHECKOUT_URL: optionalUrl,
   WEBHOOK_RETRY_SCHEDULE: durationList.prefault("5m,15m,1h,6h,24h"),
   CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
+  /** subscription dunning: the retry rungs after a declined renewal (then unpaid) */
+  DUNNING_SCHEDULE: durationList.prefault("1d,3d,7d"),
   BOT_CHALLENGE_VERIFY_URL: optionalUrl,
   BOT_CHALLENGE_SECRET: z.string().optional(),
   /** the widget on the hosted request form: the site key and the provider's script (Turnstile by default) */

@@ -65,6 +65,16 @@ const GRAPHQL_FOR: Record<string, string> = {
   "GET /checkout-sessions/:id/embed-token": "Query.checkoutSessionEmbedToken",
   "GET /checkout-sessions/:id/payment-methods": "Query.checkoutSessionPaymentMethods",
   "POST /checkout-sessions/:id/complete": "Mutation.completeCheckoutSession",
+  // subscriptions
+  "GET /subscriptions": "Query.subscriptions",
+  "GET /subscriptions/:id": "Query.subscription",
+  "PATCH /subscriptions/:id": "Mutation.updateSubscription",
+  "POST /subscriptions/:id/renew": "Mutation.renewSubscription",
+  "POST /subscriptions/:id/change-plan": "Mutation.changeSubscriptionPlan",
+  "POST /subscriptions/:id/change-quantity": "Mutation.changeSubscriptionQuantity",
+  "DELETE /subscriptions/:id/pending-change": "Mutation.clearSubscriptionPendingChange",
+  "POST /subscriptions/:id/resume": "Mutation.resumeSubscription",
+  "GET /customers/:id/trial-eligibility": "Query.trialEligibility",
   // orders and payments
   "GET /orders": "Query.orders",
   "GET /orders/:id": "Query.order",

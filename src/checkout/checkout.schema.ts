@@ -7,6 +7,7 @@ import { PaymentMethodEnum, PaymentStatusEnum } from "../payments/payments.schem
 import { type OneTimeSecret, revealed } from "../shared/secrets";
 import { liveItem } from "../events/events.service";
 import { completeCheckout, createCheckoutSession, type METHODS, createEmbedSession, getCheckoutSession, sessionEmbedToken, sessionPaymentMethods, sessionView, subscribeSessionUpdates } from "./checkout.service";
+import { RecurringInput } from "../subscriptions/subscriptions.schema";
 
 type SessionV = ReturnType<typeof sessionView>;
 type MethodsV = Awaited<ReturnType<typeof sessionPaymentMethods>>;
@@ -154,9 +155,10 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const Completion = builder.objectRef<{ orderId: string; paymentId: string; paymentStatus: string }>("CheckoutCompletion").implement({
+const Completion = builder.objectRef<{ orderId: string; paymentId: string; paymentStatus: string; subscriptionId?: string }>("CheckoutCompletion").implement({
   description: "What completing a session made",
   fields: (t) => ({
+    subscriptionId: t.id({ nullable: true, description: "The subscription a recurring session created", resolve: (c) => c.subscriptionId ?? null }),
     orderId: t.exposeID("orderId", { description: "The new order" }),
     paymentId: t.exposeID("paymentId", { description: "Its payment" }),
     paymentStatus: t.field({
@@ -184,6 +186,7 @@ builder.mutationFields((t) => ({
       netN: t.arg.int({ description: "Invoice terms in days for net30" }),
       collect: t.arg({ type: CollectInput, description: "Which addresses to ask for" }),
       discountCode: t.arg.string({ description: "A promotion code to apply" }),
+      recurring: t.arg({ type: RecurringInput, description: "Creates a subscription at completion; card only (an empty cart gets the plan's line)" }),
       metadata: t.arg({ type: "JSON" }),
     },
     resolve: async (_r, a, ctx) => {
@@ -201,6 +204,7 @@ builder.mutationFields((t) => ({
             })
           : null,
         collect: collect ? compact(collect) : null,
+        recurring: a.recurring ? compact(a.recurring) : null,
         ...(netN !== null && netN !== undefined ? { paymentTerms: { netN } } : {}),
       });
       return sessionView(await createCheckoutSession(ctx, body), ctx.deps.config.CHECKOUT_URL);

@@ -18,6 +18,7 @@ import { applyCodeToCart, recordSessionDiscount, redeemCartDiscount } from "../d
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
+import { createSubscriptionFromCheckout, type Recurring, recurringInput, recurringLine, trialApplies } from "../subscriptions/subscriptions.service";
 import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
@@ -94,9 +95,8 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   const input = parseInput(createSessionInput, body);
   const t = requireTenant(ctx);
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
-  if (input.recurring !== undefined) {
-    throw new DomainError("recurring_not_supported", 422, "Recurring checkout (subscriptions) is not available yet", { field: "recurring" });
-  }
+  // recurring: card only (the card is vaulted for renewals); an empty cart is allowed (completion synthesizes the line)
+  const recurring = input.recurring === undefined ? null : parseRecurring(input.recurring, input.allowedMethods, input.paymentTerms?.netN);
   return withTx(ctx, async (tx) => {
     let cartId = input.cartId;
     if (!cartId) {
@@ -109,12 +109,12 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     if (cart.status === "converted" || cart.status === "checkout") {
       throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
     }
-    if (cart.lineItems.length === 0) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
+    if (cart.lineItems.length === 0 && !recurring) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
     // discountCode: validated now and applied to the cart (422 discount_invalid); redeemed when the order is created.
     const discounted = input.discountCode ? await applyCodeToCart(tx, t, principalEventTenant(tx), cart, input.discountCode, "checkout_session") : cart;
     const connectors = await activeConnectors(tx, t);
     const available = DEFAULT_METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
-    const allowedMethods = input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
+    const allowedMethods = recurring ? ["card"] : input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
     const session = await insertSession(tx, t, {
       cartId: cart.id,
       returnUrl: input.returnUrl,
@@ -127,6 +127,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       collectShipping: input.collect?.shippingAddress ?? true,
       collectBilling: input.collect?.billingAddress ?? false,
       metadata: input.metadata ?? {},
+      recurring,
     });
     await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
     return input.discountCode ? recordSessionDiscount(tx, session, discounted) : session;
@@ -149,6 +150,8 @@ export interface NewSession {
   quoteId?: string | null;
   depositAmount?: number | null;
   balanceNetN?: number | null;
+  /** a recurring session's plan (subscriptions/subscriptions.service.ts recurringInput) */
+  recurring?: Recurring | null;
 }
 
 /**
@@ -165,10 +168,10 @@ export async function insertSession(tx: Ctx, t: { applicationId: string; environ
       WHERE id = ${n.cartId}::uuid RETURNING id
     )
     INSERT INTO "CheckoutSession" (id, "applicationId", "environmentId", "cartId", "returnUrl", "cancelUrl", "customerEmail", "customerId", customer,
-      "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt", "quoteId", "depositAmount", "balanceNetN")
+      "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt", "quoteId", "depositAmount", "balanceNetN", recurring)
     SELECT ${randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${n.returnUrl}, ${n.cancelUrl},
       ${n.customerEmail}, ${n.customerId}::uuid, ${json(n.customer)}::jsonb, ${n.allowedMethods}::text[], ${n.netN}::int, ${n.collectShipping},
-      ${n.collectBilling}, ${JSON.stringify(n.metadata ?? {})}::jsonb, ${expiresAt}, ${at}, ${n.quoteId ?? null}::uuid, ${n.depositAmount ?? null}::int, ${n.balanceNetN ?? null}::int
+      ${n.collectBilling}, ${JSON.stringify(n.metadata ?? {})}::jsonb, ${expiresAt}, ${at}, ${n.quoteId ?? null}::uuid, ${n.depositAmount ?? null}::int, ${n.balanceNetN ?? null}::int, ${json(n.recurring)}::jsonb
     FROM c
     RETURNING *`;
   return session;
@@ -290,7 +293,8 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   await limitBuyer(ctx, id);
   const input = parseInput(completeInput, body);
   // The session with its cart and lines: one statement (relationJoins).
-  const { cart, ...s0 } = await findSession(ctx, id, { cart: { include: { lineItems: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } } } });
+  const { cart: cart0, ...s0 } = await findSession(ctx, id, { cart: { include: { lineItems: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } } } });
+  let cart = cart0;
   const now = ctx.clock.now();
   if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
   if (s0.status !== "open") throw notOpen(s0);
@@ -321,6 +325,9 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (method === "processor_proxy" && !input.processorTransactionId) missing.push("processorTransactionId");
   if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   if (method === "card") checkDeclines(ctx, s0.id);
+  // A recurring session: trial eligibility (one trial per customer per plan) and, for an empty cart, the plan's line.
+  const recurring = s0.recurring ? await recurringCheckout(ctx, s0, cart, email) : null;
+  if (recurring) cart = recurring.cart;
   // Deposit terms: the balance becomes a Net-N invoice, so the invoice connection must be there before any charge.
   const balanceConnector = s0.depositAmount !== null ? await ctx.db.connector.findFirst({ where: { applicationId: s0.applicationId, environmentId: s0.environmentId, kind: "invoice_terms", status: "active" }, orderBy: { createdAt: "asc" } }) : null;
   if (s0.depositAmount !== null && !balanceConnector) throw new DomainError("no_payment_connection", 422, "No active invoice_terms connection for this quote's balance invoice");
@@ -335,11 +342,12 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   // The claim (single-flight: 409 checkout_in_progress for a racing call, in any process) commits with the order
   // and its pending payment, so a failure before that commit leaves nothing claimed.
   let claimed = false;
+  let subscriptionId: string | null = null;
   const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s0.id, completionStartedAt: now }, data: { completionStartedAt: null } });
 
   try {
     // 1. The claim, the order (once per session, once per cart) and a pending payment.
-    const { orderId, payment, connector } = await withTx(ctx, async (tx) => {
+    const { orderId, payment, connector, customerId } = await withTx(ctx, async (tx) => {
       const tenant = await tenantOf(tx, s0);
       const placed = await claimAndPlaceOrder(tx, { session: s0, cart, method: rowMethod, email, shippingAddress, billingAddress, now });
       if (!placed.claimed) {
@@ -394,7 +402,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         });
       }
       await recordEvent(tx, tenant, "payment.pending", { paymentId: payment!.id, orderId, amount: payment!.amount, currency: payment!.currency, method: rowMethod });
-      return { orderId, payment: payment!, connector };
+      return { orderId, payment: payment!, connector, customerId: customer?.id ?? null };
     });
     claimed = true;
 
@@ -417,7 +425,10 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         const p = await applyChargeResult(tx, payment, result);
         if (p.status !== "failed" && s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
         if (p.status !== "failed") await finish(tx, s0.id, orderId, p.id, now);
-        else await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
+        if (p.status !== "failed" && recurring) {
+          subscriptionId = (await createSubscriptionFromCheckout(tx, { session: s0, orderId, customerId: customerId!, email, currency: cart.currency, paymentToken: input.paymentToken!, trial: recurring.trial })).id;
+        }
+        if (p.status === "failed") await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
         return p;
       });
       if (settled.status === "failed") {
@@ -438,11 +449,33 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         return p;
       });
     }
-    return { orderId, paymentId: settled.id, paymentStatus: settled.status };
+    return { orderId, paymentId: settled.id, paymentStatus: settled.status, ...(subscriptionId ? { subscriptionId } : {}) };
   } catch (e) {
     if (claimed) await release().catch(() => {});
     throw e;
   }
+}
+
+/** A recurring session at completion: whether a trial applies, and the cart with the plan's line when it is empty. */
+async function recurringCheckout(ctx: Ctx, s: Omit<SessionWithCart, "cart">, cart: SessionWithCart["cart"], email: string | null) {
+  const r = recurringInput.parse(s.recurring);
+  const customerId = s.customerId ?? (email ? (await ctx.db.customer.findFirst({ where: { applicationId: s.applicationId, environmentId: s.environmentId, email }, select: { id: true } }))?.id ?? null : null);
+  const trial = await trialApplies(ctx, s, customerId, r);
+  if (cart.lineItems.length > 0) return { trial, cart };
+  const line = recurringLine(r);
+  // during a trial nothing is charged now: the line reads the plan at zero (the card is verified for a zero amount)
+  const synthesized = { ...line, id: randomUUID(), cartId: cart.id, unitPrice: trial ? 0 : line.unitPrice, name: trial ? `${line.name} (trial)` : line.name, createdAt: s.createdAt, updatedAt: s.createdAt };
+  return { trial, cart: { ...cart, lineItems: [synthesized] } as unknown as SessionWithCart["cart"] };
+}
+
+/** `recurring` at session creation: the plan (422 naming its field) on a card-only session (Net-N refused). */
+function parseRecurring(raw: unknown, allowedMethods: readonly string[] | undefined, netN: number | null | undefined): Recurring {
+  const r = parseInput(recurringInput, raw, ["recurring"]);
+  if (allowedMethods && allowedMethods.some((m) => m !== "card")) {
+    throw errors.validation([{ path: ["allowedMethods"], message: "A recurring checkout is paid by card only (the card is kept for renewals)" }]);
+  }
+  if (netN !== undefined && netN !== null) throw errors.validation([{ path: ["paymentTerms", "netN"], message: "A recurring checkout cannot use Net-N terms" }]);
+  return r;
 }
 
 type SessionWithCart = Prisma.CheckoutSessionGetPayload<{ include: { cart: { include: { lineItems: true } } } }>;

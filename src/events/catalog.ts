@@ -71,6 +71,8 @@ export const EMITTED_TODAY: ReadonlySet<string> = new Set([
   "payment.refunded", "payment.partially_refunded", "payment.refund_failed",
   "payment.disputed", "payment.dispute_cleared",
   "invoice.overdue",
+  "subscription.created", "subscription.activated", "subscription.renewed", "subscription.cancelled", "subscription.past_due", "subscription.payment_failed",
+  "subscription.backup_pm_used", "subscription.plan_changed", "subscription.plan_change_scheduled", "subscription.updated", "subscription.resumed",
   "quote.requested", "quote.proposed", "quote.declined", "quote.comment_added", "quote.viewed", "quote.revision_requested", "quote.accepted", "quote.converted", "quote.expired",
   "webhook.ping",
   // fulfillments and returns (src/fulfillments), order.fulfilled (status recompute, or payment landing on an order with nothing to deliver)

@@ -18,6 +18,7 @@ import "../payments/receivables.schema";
 import "../orders/orders.schema";
 import "../orders/order-ops.schema";
 import "../orders/order-reports.schema";
+import "../subscriptions/subscriptions.schema";
 import "../fulfillments/fulfillments.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";

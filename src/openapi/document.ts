@@ -34,6 +34,7 @@ import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput 
 import * as S from "./schemas";
 import { registerOrderOps } from "./order-ops.paths";
 import { registerWallet } from "./wallet.paths";
+import { registerSubscriptions } from "./subscriptions.paths";
 
 type Method = RouteConfig["method"];
 type Params = Record<string, string>;
@@ -181,6 +182,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("post", "/orders/{id}/capture", { tag: "orders", summary: "Capture every authorized payment in full", params: id, ok: [200, S.Order] });
   registerOrderOps(r);
   registerWallet(r);
+  registerSubscriptions(r);
   // payments
   r("get", "/payments", { tag: "payments", summary: "Payments, newest first", query: paymentFilters, ok: [200, S.Payment, "page"] });
   r("get", "/payments/{id}", { tag: "payments", summary: "A payment", params: id, ok: [200, S.Payment] });

@@ -242,7 +242,7 @@ export const SessionPaymentMethods = z
     unavailableReason: z.object({ code: z.string(), message: z.string() }).optional(),
   })
   .meta({ id: "SessionPaymentMethods" });
-export const Completion = z.object({ orderId: id, paymentId: id, paymentStatus: z.string() }).meta({ id: "CheckoutCompletion" });
+export const Completion = z.object({ orderId: id, paymentId: id, paymentStatus: z.string(), subscriptionId: id.optional() }).meta({ id: "CheckoutCompletion" });
 
 export const Payment = z
   .object({

@@ -7,6 +7,7 @@ import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/
 import { findCustomer } from "../customers/customers.service";
 import { principalEventTenant, recordEvent } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
+import { cancelSubscriptionNow } from "../subscriptions/subscriptions.service";
 import { processorFor } from "../payments/processor";
 import { requirePrincipal, requireScope, requireTenant } from "../platform/auth.service";
 import { addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
@@ -306,6 +307,8 @@ export async function authorizeOrder(ctx: Ctx, id: string, body: unknown) {
 async function statusMoved(tx: Ctx, o: FullOrder, to: OrderStatus, extra: Record<string, unknown>) {
   const at = tx.clock.now();
   if (to === "cancelled" || to === "closed") await tx.db.order.update({ where: { id: o.id }, data: to === "cancelled" ? { cancelledAt: at } : { closedAt: at } });
+  // a subscription-managed order: cancelling it cancels the subscription at once
+  if (to === "cancelled" && o.subscriptionId) await cancelSubscriptionNow(tx, o.subscriptionId, "order_cancelled");
   await recordEvent(tx, await orderTenant(tx, o), statusEventType(to) satisfies "order.cancelled" | "order.closed" | "order.fulfilled" | "order.updated", { orderId: o.id, status: to, previousStatus: o.status, paymentStatus: o.paymentStatus, ...extra });
 }
 

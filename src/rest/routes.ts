@@ -16,13 +16,14 @@ import { processorProxyRouter } from "../payments/processor-proxy.rest";
 import { platformRouter } from "../platform/platform.rest";
 import { quotesRouter } from "../quotes/quotes.rest";
 import { shippingTaxRouter } from "../shipping-tax/shipping-tax.rest";
+import { subscriptionsRouter } from "../subscriptions/subscriptions.rest";
 import { webhooksRouter } from "../webhooks/webhooks.rest";
 import { walletRouter } from "../wallet/wallet.rest";
 
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), subscriptionsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter()];
 }
 
 export interface RouteInfo {
