@@ -14,7 +14,7 @@ import { formatMoney } from "../src/shared/money";
 import { limitHeaders } from "../src/shared/rate-limit";
 import { refusedState } from "../src/rest/http";
 import { pageSession } from "../src/wallet/pm-tokens.service";
-import { addCardFromPage, billingPageView, removeMyCard, setMyDefault } from "../src/wallet/saved-cards.service";
+import { addCardFromPage, billingPageView, removeMyCard, retryMySubscription, setMyDefault } from "../src/wallet/saved-cards.service";
 import { securePage } from "./security";
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
@@ -74,7 +74,12 @@ const html = (node: preact.VNode) => "<!doctype html>" + renderToString(node);
 const day = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : "");
 const STATUS: Record<string, string> = { active: "Active", trialing: "Trial", past_due: "Payment overdue", paused: "Paused", cancelled: "Cancelled", unpaid: "Unpaid" };
 const INTERVAL: Record<string, string> = { weekly: "week", monthly: "month", quarterly: "quarter", yearly: "year" };
-const DONE: Record<string, string> = { added: "Your card was added.", default: "Your default card was changed.", removed: "The card was removed." };
+const DONE: Record<string, string> = {
+  added: "Your card was added.",
+  default: "Your default card was changed.",
+  removed: "The card was removed.",
+  retried: "Payment received: your subscription is active again.",
+};
 
 function BillingPage(p: { nonce: string; token: string; v: View; error?: string | null; done?: string | null }) {
   const { v } = p;
@@ -103,6 +108,14 @@ function BillingPage(p: { nonce: string; token: string; v: View; error?: string 
             <dt>Charged to</dt>
             <dd>{s.paymentMethod ? `${s.paymentMethod.cardBrand.toUpperCase()} ending ${s.paymentMethod.cardLastFour}` : "No card on file"}</dd>
           </dl>
+          {s.status === "past_due" ? (
+            <form method="post" action={action}>
+              <input type="hidden" name="action" value="retry" />
+              <input type="hidden" name="subscriptionId" value={s.id} />
+              <p class="muted">The last payment failed. Check your default card below, then try the payment again.</p>
+              <button type="submit" id="retry">Pay {formatMoney(s.amount * s.quantity, s.currency)} now</button>
+            </form>
+          ) : null}
         </section>
       ) : null}
       <section class="card" aria-labelledby="cards-h">
@@ -221,6 +234,10 @@ export function billingPages(deps: Deps) {
       } else if (b.action === "remove") {
         await removeMyCard(ctx, field("cardId"));
         done = "removed";
+      } else if (b.action === "retry") {
+        const r = await retryMySubscription(ctx, field("subscriptionId"));
+        if (!r.charged) return render(req, res, 402, { error: "The payment did not go through. Add or choose another card and try again." });
+        done = "retried";
       } else if (b.action === "add") {
         if (!field("paymentToken")) return render(req, res, 422, { error: "Enter a card token." });
         await addCardFromPage(ctx, field("paymentToken"));

@@ -173,6 +173,7 @@ const NO_GRAPHQL: Record<string, string> = {
   "PATCH /me/payment-methods/:id": PM_TOKEN_ONLY,
   "DELETE /me/payment-methods/:id": PM_TOKEN_ONLY,
   "GET /me/subscriptions/:id": PM_TOKEN_ONLY,
+  "POST /me/subscriptions/:id/retry-charge": PM_TOKEN_ONLY,
 };
 
 const routeKey = (r: RouteInfo) => `${r.method.toUpperCase()} ${r.path}`;

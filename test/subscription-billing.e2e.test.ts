@@ -70,7 +70,7 @@ describe("recurring checkout", () => {
     });
     expect(sub.paymentMethod).toMatchObject({ id: expect.stringMatching(/^cpm_/), cardBrand: "visa", cardLastFour: "4242" });
     const card = await t.deps.prisma.savedCard.findUniqueOrThrow({ where: { id: sub.paymentMethod.id } });
-    expect(card).toMatchObject({ isDefault: true, chargeable: true, source: "checkout", processorReference: "tok_visa" });
+    expect(card).toMatchObject({ isDefault: true, chargeable: true, source: "checkout", processorReference: expect.stringMatching(/^testvault_tok_visa_/) });
     expect((await eventsOf(r.subscriptionId)).sort()).toEqual(["subscription.activated", "subscription.created"]);
     const created = await t.deps.prisma.event.findFirstOrThrow({ where: { type: "subscription.created", data: { path: ["subscriptionId"], equals: r.subscriptionId } } });
     expect((created.data as any).customer).toEqual({ id: sub.customerId, email: r.email });
@@ -486,5 +486,38 @@ describe("errors, tenancy, scopes", () => {
     expect((await api("GET", `subscriptions/${subId}`, { key: ro })).status).toBe(200);
     // nothing changed
     expect(await getSub(subId)).toMatchObject({ status: "active", cancelAtPeriodEnd: false, quantity: 1 });
+  });
+});
+
+describe("the wallet against the renewal engine", () => {
+  test("a declined renewal; the buyer vaults a new card in the wallet, makes it the default and retries: active again, charged on that card", async () => {
+    clock.set(START);
+    const r = await subscribe({ planReference: "wallet-plan", interval: "monthly", amount: 1000, mode: "auto" });
+    await setCard(r.subscriptionId, "tok_card_declined");
+    clock.set(new Date(START.getTime() + 32 * DAY));
+    await runJob();
+    expect((await getSub(r.subscriptionId)).status).toBe("past_due");
+
+    const { customerId } = await t.deps.prisma.subscription.findUniqueOrThrow({ where: { id: r.subscriptionId } });
+    const minted = await api("POST", "payment-methods/client-token", { key: demo.apiKey, body: { customerId, subscriptionId: r.subscriptionId } });
+    expect(minted.status).toBe(201);
+    const pm = { headers: { "x-service-pm-token": minted.body.data.token } };
+    const vault = await api("POST", "me/payment-methods/embed-token", pm);
+    expect(vault.status).toBe(201);
+    const card = await api("POST", "me/payment-methods/confirm", { ...pm, body: { checkoutSessionId: vault.body.data.checkoutSessionId, paymentToken: "tok_visa" } });
+    expect(card.status).toBe(201);
+    expect((await api("PATCH", `me/payment-methods/${card.body.data.id}`, { ...pm, body: { isDefault: true } })).status).toBe(200);
+
+    const retried = await api("POST", `me/subscriptions/${r.subscriptionId}/retry-charge`, pm);
+    expect(retried.status).toBe(200);
+    expect(retried.body.data).toMatchObject({ charged: true, status: "active", failureCount: 0, paymentMethod: { id: card.body.data.id } });
+    const paid = await t.deps.prisma.payment.findFirstOrThrow({ where: { subscriptionId: r.subscriptionId, status: "captured" }, orderBy: { createdAt: "desc" } });
+    expect(paid.savedCardId).toBe(card.body.data.id);
+
+    const again = await api("POST", `me/subscriptions/${r.subscriptionId}/retry-charge`, pm);
+    expect([again.status, again.body.error.code]).toEqual([422, "invalid_state"]);
+    // another customer's subscription is 404 through this token
+    const other = await subscribe({ planReference: "wallet-plan", interval: "monthly", amount: 1000, mode: "auto" });
+    expect((await api("POST", `me/subscriptions/${other.subscriptionId}/retry-charge`, pm)).status).toBe(404);
   });
 });

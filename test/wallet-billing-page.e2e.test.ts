@@ -83,6 +83,25 @@ test("the page: subscription, cards, merchant name; security headers; no-JS add,
   expect((await post(url, { action: "bogus" })).status).toBe(400);
 });
 
+test("a past-due subscription: the page offers the payment again; it fails on the merchant-attached card, then succeeds on a vaulted default", async () => {
+  const { c, sub, url } = await setup();
+  // the last renewal failed (stands in for the renewal job's decline)
+  await t.deps.prisma.subscription.update({ where: { id: sub.id }, data: { status: "past_due", failureCount: 1, nextRetryAt: new Date(clock.now().getTime() + 86_400_000) } });
+  const page = await (await get(url)).text();
+  expect(page).toContain("Pay USD 60.00 now");
+  const declined = await post(url, { action: "retry", subscriptionId: sub.id });
+  expect(declined.status).toBe(402);
+  expect(await declined.text()).toContain("did not go through");
+  expect((await post(url, { action: "add", paymentToken: "tok_visa" })).status).toBe(303);
+  const visa = await t.deps.prisma.savedCard.findFirstOrThrow({ where: { customerId: c, source: "vault" } });
+  expect((await post(url, { action: "default", cardId: visa.id })).status).toBe(303);
+  const paid = await post(url, { action: "retry", subscriptionId: sub.id });
+  expect([paid.status, paid.headers.get("location")]).toEqual([303, `${new URL(url).pathname}?done=retried`]);
+  expect(await (await get(`${url}?done=retried`)).text()).toContain("active again");
+  expect(await t.deps.prisma.subscription.findUniqueOrThrow({ where: { id: sub.id } })).toMatchObject({ status: "active", failureCount: 0 });
+  expect((await post(url, { action: "retry", subscriptionId: sub.id })).status).toBe(422);
+});
+
 test("an expired link shows a clear page (410), an unknown one 404; never a stack trace", async () => {
   const { url } = await setup();
   const unknown = await get(`${t.url}/billing/pmt_${"x".repeat(40)}`);

@@ -80,4 +80,11 @@ export function registerWallet(r: Reg) {
   r("patch", "/me/payment-methods/{id}", { tag, pmToken: true, summary: "Make this card the default (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, body: setDefaultInput, ok: [200, SavedCard] });
   r("delete", "/me/payment-methods/{id}", { tag, pmToken: true, summary: "Remove a card (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, ok: [200, z.object({ id: z.string() })] });
   r("get", "/me/subscriptions/{id}", { tag, pmToken: true, summary: "The buyer's subscription (X-Service-PM-Token)", params: { id: "Subscription" }, ok: [200, BuyerSubscription] });
+  r("post", "/me/subscriptions/{id}/retry-charge", {
+    tag,
+    pmToken: true,
+    summary: "Charge a past-due subscription again on the default card now (X-Service-PM-Token); 422 invalid_state when not past due, 409 conflict while a renewal runs",
+    params: { id: "Subscription" },
+    ok: [200, BuyerSubscription.extend({ charged: z.boolean() })],
+  });
 }

@@ -34,10 +34,19 @@ export const TEST_TOKENS: Record<string, ChargeResult["outcome"]> = {
   tok_3ds_required: "processing",
 };
 
+/**
+ * The test processor's reference for a vaulted card (saved at a recurring checkout or through the wallet's vault
+ * flow): charging it later behaves as the token it was vaulted from (tok_visa captures, tok_card_declined declines).
+ */
+export function testVaultReference(paymentToken: string) {
+  return `testvault_${paymentToken}_${randomUUID()}`;
+}
+const VAULTED = /^testvault_(.+)_[0-9a-f-]{36}$/;
+
 export const testProcessor: Processor = {
   name: "test",
   async charge(req) {
-    const outcome = TEST_TOKENS[req.paymentToken];
+    const outcome = TEST_TOKENS[VAULTED.exec(req.paymentToken)?.[1] ?? req.paymentToken];
     const processorPaymentId = `testpay_${randomUUID()}`;
     if (!outcome) return { outcome: "failed", processorPaymentId, errorCode: "invalid_payment_token", errorMessage: `Unknown test token "${req.paymentToken}"` };
     if (outcome === "failed") return { outcome, processorPaymentId, errorCode: "card_declined", errorMessage: "The card was declined" };

@@ -3,6 +3,7 @@
 // renewals.service.ts; every status move goes through subscription.machine.ts.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { testVaultReference } from "../payments/processor";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { customerUuid, findCustomer } from "../customers/customers.service";
 import { filter, pipe } from "graphql-yoga";
@@ -229,8 +230,8 @@ export async function createSubscriptionFromCheckout(
       cardExpYear: now.getUTCFullYear() + 4,
       isDefault: true,
       chargeable: true,
-      // the test processor charges a vaulted card with the token it was vaulted from
-      processorReference: a.paymentToken,
+      // the test processor charges a vaulted card as the token it was vaulted from
+      processorReference: testVaultReference(a.paymentToken),
       source: "checkout",
       createdAt: now,
       updatedAt: now,

@@ -1,8 +1,10 @@
 // Saved cards (cpm_…): the buyer's wallet behind a PM token (/me/payment-methods*, /me/subscriptions/{id}) and
 // the merchant's view of a customer's saved methods. One default per customer, changed under a row lock on the
 // customer so two concurrent "make default" calls cannot leave two defaults. Removal is a soft delete.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { testVaultReference } from "../payments/processor";
+import { retrySubscriptionCharge } from "../subscriptions/renewals.service";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
 import { customerUuid } from "../customers/customers.service";
@@ -204,7 +206,7 @@ export async function confirmVault(ctx: Ctx, body: unknown) {
     // Compare-and-set: one confirmation per session, even when two arrive together.
     const done = await tx.db.checkoutSession.updateMany({ where: { id: s.id, status: "open" }, data: { status: "completed", completedAt: now } });
     if (done.count === 0) throw new DomainError("session_not_open", 422, `This vault session is ${s.status}`, { status: s.status });
-    const saved = await addCard(tx, w.tenant, w.customerId, { ...card, chargeable: true, processorReference: `testvault_${randomUUID()}`, source: "vault" });
+    const saved = await addCard(tx, w.tenant, w.customerId, { ...card, chargeable: true, processorReference: testVaultReference(input.paymentToken), source: "vault" });
     await recordEvent(tx, w.tenant, "payment.vaulted", { customerId: w.customerId, paymentMethodId: saved.id, checkoutSessionId: s.id, customer: await customerRef(tx, w.customerId) });
     return saved;
   });
@@ -218,6 +220,17 @@ export async function mySubscription(ctx: Ctx, id: string) {
   if (!sub) throw errors.notFound("Subscription");
   const card = await ctx.db.savedCard.findFirst({ where: { ...liveCards(w.customerId), isDefault: true } });
   return buyerSubscriptionView(sub, card);
+}
+
+/**
+ * POST /me/subscriptions/{id}/retry-charge: the buyer's subscription (404 otherwise) charged again now through the
+ * renewal engine (422 invalid_state unless past due, 409 conflict while a renewal holds its lease); on success it is
+ * active again and its period advanced.
+ */
+export async function retryMySubscription(ctx: Ctx, id: string) {
+  await mySubscription(ctx, id);
+  const { charged } = await retrySubscriptionCharge(ctx, id);
+  return { ...(await mySubscription(ctx, id)), charged };
 }
 
 // ---- merchant ------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import {
   listMyCards,
   mySubscription,
   removeMyCard,
+  retryMySubscription,
   savedCardView,
   setCustomerCardActive,
   setMyDefault,
@@ -74,5 +75,6 @@ export function walletRouter() {
   r.patch("/me/payment-methods/:id", async (req, res) => ok(res, savedCardView(await setMyDefault(ctxOf(req), req.params.id, req.body))));
   r.delete("/me/payment-methods/:id", async (req, res) => ok(res, await removeMyCard(ctxOf(req), req.params.id)));
   r.get("/me/subscriptions/:id", async (req, res) => ok(res, await mySubscription(ctxOf(req), req.params.id)));
+  r.post("/me/subscriptions/:id/retry-charge", async (req, res) => ok(res, await retryMySubscription(ctxOf(req), req.params.id)));
   return r;
 }
