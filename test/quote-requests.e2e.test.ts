@@ -266,7 +266,7 @@ describe("application settings", () => {
     const reader = (await mintKeyVia(api, demo, ["applications:read"])).rawKey;
     expect((await api("GET", `applications/${demo.applicationId}`, { key: reader })).body.data.supportEmail).toBe("ops@example.com");
     expectError(await api("PATCH", `applications/${demo.applicationId}`, { key: reader, body: { logoUrl: null } }), 403, "insufficient_scopes");
-    expectError(await api("GET", `applications/${demo.applicationId}`, { key: key().replace(/.$/, "x") }), 401, "unauthorized");
+    expectError(await api("GET", `applications/${demo.applicationId}`, { key: key().replace(/.$/, (c) => (c === "x" ? "y" : "x")) }), 401, "unauthorized");
     const none = (await mintKeyVia(api, demo, ["quotes:read"])).rawKey;
     expectError(await api("GET", `applications/${demo.applicationId}`, { key: none }), 403, "insufficient_scopes");
   });
