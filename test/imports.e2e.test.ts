@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
+import { signToken } from "../src/shared/signed-token";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 
@@ -28,7 +29,7 @@ async function create(body: Record<string, unknown> = {}, k = key) {
 }
 
 async function put(url: string, bytes: Buffer | string) {
-  const res = await fetch(url, { method: "PUT", headers: { "content-type": "text/csv" }, body: bytes });
+  const res = await fetch(url, { method: "PUT", headers: { "content-type": "text/csv" }, body: typeof bytes === "string" ? bytes : new Uint8Array(bytes) });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -90,8 +91,14 @@ describe("create and upload", () => {
     expect((await put(a.uploadUrl.slice(0, -2) + "xx", "x")).body.error.code).toBe("invalid_token");
     expect((await put(`${t.url}/api/v1/imports/${a.importId}/upload`, "x")).status).toBe(401);
     expect((await put(`${t.url}/api/v1/imports/not-a-uuid/upload?token=${token}`, "x")).status).toBe(401);
+    // the same import's token with a 10-byte limit: 11 bytes are 413 and nothing is stored
+    const small = signToken(t.deps.config, "import-upload.v1", { i: a.importId, k: a.fileKey, m: 10 }, new Date(t.deps.clock.now().getTime() + 60_000));
+    const over = await put(`${t.url}/api/v1/imports/${a.importId}/upload?token=${small}`, "Email\nab@c.d");
+    expect([over.status, over.body.error.code]).toEqual([413, "payload_too_large"]);
     const r = await api("GET", `imports/${a.importId}`, { key });
     expect(r.body.data.uploadedBytes).toBeNull();
+    expect((await api("POST", `imports/${a.importId}/inspect`, { key })).body.error.code).toBe("file_not_uploaded");
+    expect((await put(`${t.url}/api/v1/imports/${a.importId}/upload?token=${small}`, "Email\na@b")).status).toBe(200);
   });
 
   test("the upload URL expires after one hour", async () => {
