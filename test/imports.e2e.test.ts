@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
+import type { FixedClock } from "../src/shared/clock";
 import { signToken } from "../src/shared/signed-token";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
@@ -15,7 +16,7 @@ let api: ReturnType<typeof client>;
 let key: string;
 
 beforeAll(async () => {
-  t = (await startTestApp())!;
+  t = (await startTestApp({ clock: "fixed" }))!;
   demo = await t.bootstrap();
   api = client(t.url);
   key = demo.apiKey;
@@ -103,10 +104,12 @@ describe("create and upload", () => {
 
   test("the upload URL expires after one hour", async () => {
     const c = (await create()).body.data;
-    const clock = t.deps.clock as any;
-    if (typeof clock.advance !== "function") return console.warn("clock is not adjustable: expiry not tested here");
-    clock.advance(3601_000);
-    expect((await put(c.uploadUrl, "Email\na@b.c\n")).status).toBe(401);
+    const clock = t.deps.clock as FixedClock;
+    clock.advance(3599_000);
+    expect((await put(c.uploadUrl, "Email\na@b.c\n")).status).toBe(200);
+    clock.advance(2_000);
+    const late = await put(c.uploadUrl, "Email\na@b.c\n");
+    expect([late.status, late.body.error.code]).toEqual([401, "invalid_token"]);
   });
 });
 
