@@ -174,6 +174,8 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
     bytes = await storageFor(deps.config).putStream(imp.fileKey, body, claims.m);
   } catch (e) {
     if (e instanceof StorageLimitError) throw new DomainError("payload_too_large", 413, `The file is larger than ${e.maxBytes} bytes`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", 400, "The upload was interrupted; nothing was stored");
     throw e;
   }
   // a new file makes the earlier inspection and mapping checks stale: headers are read again at inspect
