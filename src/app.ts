@@ -16,6 +16,7 @@ import { idempotency } from "./rest/idempotency";
 import { API_PREFIX, apiRouters } from "./rest/routes";
 import { openapiRouter } from "./openapi/openapi.rest";
 import { walletCors } from "./wallet/wallet.rest";
+import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
 
@@ -55,6 +56,8 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   for (const router of apiRouters()) api.use(router);
   api.use(notFoundHandler);
   app.use(openapiRouter());
+  // the signed import upload carries the raw file (no JSON, no API key): streamed to storage, before the JSON parser
+  app.put(IMPORT_UPLOAD_PATH, importUploadHandler(deps));
   app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
   app.use(quotePages(deps));

@@ -75,6 +75,11 @@ const GRAPHQL_FOR: Record<string, string> = {
   "DELETE /subscriptions/:id/pending-change": "Mutation.clearSubscriptionPendingChange",
   "POST /subscriptions/:id/resume": "Mutation.resumeSubscription",
   "GET /customers/:id/trial-eligibility": "Query.trialEligibility",
+  // imports
+  "POST /imports": "Mutation.createImport",
+  "GET /imports/:id": "Query.import",
+  "POST /imports/:id/inspect": "Mutation.inspectImport",
+  "PATCH /imports/:id/mapping": "Mutation.saveImportMapping",
   // orders and payments
   "GET /orders": "Query.orders",
   "GET /orders/:id": "Query.order",

@@ -24,5 +24,6 @@ import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";
 import "../mail/mail.schema";
 import "../wallet/wallet.schema";
+import "../imports/imports.schema";
 
 export const schema = lexicographicSortSchema(describeCommonFields(builder.toSchema()));

@@ -35,6 +35,7 @@ import * as S from "./schemas";
 import { registerOrderOps } from "./order-ops.paths";
 import { registerWallet } from "./wallet.paths";
 import { registerSubscriptions } from "./subscriptions.paths";
+import { registerImports } from "./imports.paths";
 
 type Method = RouteConfig["method"];
 type Params = Record<string, string>;
@@ -183,6 +184,7 @@ function registerAll(reg: OpenAPIRegistry) {
   registerOrderOps(r);
   registerWallet(r);
   registerSubscriptions(r);
+  registerImports(r);
   // payments
   r("get", "/payments", { tag: "payments", summary: "Payments, newest first", query: paymentFilters, ok: [200, S.Payment, "page"] });
   r("get", "/payments/{id}", { tag: "payments", summary: "A payment", params: id, ok: [200, S.Payment] });

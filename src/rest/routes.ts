@@ -7,6 +7,7 @@ import { discountsRouter } from "../discounts/discounts.rest";
 import { customersRouter } from "../customers/customers.rest";
 import { eventsRouter } from "../events/events.rest";
 import { mailRouter } from "../mail/mail.rest";
+import { importsRouter } from "../imports/imports.rest";
 import { fulfillmentsRouter } from "../fulfillments/fulfillments.rest";
 import { orderReportsRouter } from "../orders/order-reports.rest";
 import { ordersRouter } from "../orders/orders.rest";
@@ -23,7 +24,7 @@ import { walletRouter } from "../wallet/wallet.rest";
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), subscriptionsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter()];
+  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), subscriptionsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter(), importsRouter()];
 }
 
 export interface RouteInfo {

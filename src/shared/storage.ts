@@ -4,14 +4,23 @@
 //
 // A URL's token is a signed token (shared/signed-token.ts, purpose "download.v1") carrying the key, filename and
 // content type; an expired or altered token is 404 (nothing says which).
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { Config } from "../config";
 import { signToken, verifyToken } from "./signed-token";
 
 export interface Storage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
   get(key: string): Promise<Buffer | null>;
+  /** Streams `source` into `key` without holding it in memory; rejects with StorageLimitError past maxBytes (nothing stored). Returns the bytes written. */
+  putStream(key: string, source: Readable, maxBytes: number): Promise<number>;
+  /** The stored bytes as a stream (from 0 to `end` inclusive when given), or null when absent. */
+  getStream(key: string, opts?: { end?: number }): Promise<Readable | null>;
+  /** The stored size in bytes, or null when absent. */
+  size(key: string): Promise<number | null>;
   /** A URL a browser can GET for `ttlSeconds`, served as an attachment named `filename`. */
   signedUrl(key: string, opts: { filename: string; contentType: string; ttlSeconds: number; now: Date }): Promise<string>;
 }
@@ -19,6 +28,13 @@ export interface Storage {
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,300}$/;
 function checkKey(key: string) {
   if (!KEY.test(key) || key.split("/").some((p) => p === ".." || p === "." || p === "")) throw new Error(`invalid storage key ${key}`);
+}
+
+/** A streamed upload went past its limit. */
+export class StorageLimitError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
 }
 
 export interface DownloadGrant {
@@ -60,6 +76,43 @@ export class LocalStorage implements Storage {
   async get(key: string): Promise<Buffer | null> {
     try {
       return await readFile(this.file(key));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    }
+  }
+
+  async putStream(key: string, source: Readable, maxBytes: number): Promise<number> {
+    const f = this.file(key);
+    await mkdir(path.dirname(f), { recursive: true });
+    const tmp = `${f}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`;
+    let bytes = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        bytes += chunk.length;
+        if (bytes > maxBytes) return done(new StorageLimitError(maxBytes));
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, count, createWriteStream(tmp));
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined);
+      throw e;
+    }
+    await rename(tmp, f); // readers see the whole file or none
+    return bytes;
+  }
+
+  async getStream(key: string, opts: { end?: number } = {}): Promise<Readable | null> {
+    const f = this.file(key);
+    if ((await this.size(key)) === null) return null;
+    return createReadStream(f, opts.end !== undefined ? { start: 0, end: opts.end } : {});
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.file(key))).size;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw e;

@@ -1,0 +1,259 @@
+// Bulk imports, first slice: create (a signed upload URL), the upload itself (streamed to storage), inspect
+// (dialect, headers, sample, suggestions from the first 1 MB), the column mapping, and the read with progress.
+// Every status move goes through import.machine.ts. An import of another environment of the same application is
+// 403 environment_mismatch; another application's is 404 like an unknown id.
+import type { Readable } from "node:stream";
+import { z } from "zod";
+import type { Import } from "../generated/prisma/client";
+import { actorOf } from "../platform/actor";
+import { requireScope, requireTenant } from "../platform/auth.service";
+import type { Ctx, Deps } from "../shared/context";
+import { DomainError, errors, parseInput } from "../shared/errors";
+import { signToken, verifyToken } from "../shared/signed-token";
+import { StorageLimitError, storageFor } from "../shared/storage";
+import { IMPORT_ENTITIES, type ImportEntity, matchTemplate, PROVIDERS, suggestFields, targetFields } from "./import.fields";
+import { INSPECT_BYTES, inspectHead, readHead } from "./import.inspect";
+import { moveImport } from "./import.machine";
+
+export const UPLOAD_TTL_SECONDS = 3600;
+/** CSV or TSV: 500 MB (commerce limits). */
+export const CSV_MAX_BYTES = 500 * 1024 * 1024;
+export const CSV_MAX_ROWS = 500_000;
+const UPLOAD_PURPOSE = "import-upload.v1";
+
+const FORMATS: Record<string, { format: "csv" | "tsv"; contentType: string }> = {
+  csv: { format: "csv", contentType: "text/csv" },
+  txt: { format: "csv", contentType: "text/csv" },
+  tsv: { format: "tsv", contentType: "text/tab-separated-values" },
+};
+
+const fileName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .refine((s) => ![...s].some((c) => c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), "must be a file name without path separators or control characters");
+
+export const createImportInput = z.strictObject({
+  entityType: z.enum(IMPORT_ENTITIES),
+  fileName,
+  fileBytes: z.number().int().min(1),
+  provider: z.enum(PROVIDERS).optional(),
+});
+
+export const inspectImportInput = z.strictObject({ sheetName: z.string().trim().min(1).max(200).optional() });
+
+export const mappingInput = z.strictObject({
+  columns: z.record(z.string().min(1).max(500), z.string().min(1).max(100).nullable()),
+  dateOrder: z.enum(["dmy", "mdy"]),
+  emptyPaymentPolicy: z.enum(["paid", "unpaid", "unknown"]).optional(),
+  guestSentinels: z.array(z.string().trim().min(1).max(200)).max(50).optional(),
+  createMissingCustomers: z.boolean().optional(),
+});
+
+// ---- the view ---------------------------------------------------------------------------------------------------
+
+export function importView(i: Import) {
+  const percent = i.rowsTotal === null ? null : i.rowsTotal === 0 ? 100 : Math.min(100, Math.floor((i.rowsProcessed * 100) / i.rowsTotal));
+  return {
+    id: i.id,
+    entityType: i.entityType,
+    provider: i.provider,
+    status: i.status,
+    fileName: i.fileName,
+    fileFormat: i.fileFormat,
+    fileBytes: i.fileBytes,
+    fileKey: i.fileKey,
+    contentType: i.contentType,
+    uploadedBytes: i.uploadedBytes,
+    uploadedAt: i.uploadedAt?.toISOString() ?? null,
+    dialect: (i.dialect as { delimiter: string; quote: string; bom: boolean; encoding: string } | null) ?? null,
+    headers: (i.headers as string[] | null) ?? null,
+    mapping: i.columns
+      ? {
+          columns: i.columns as Record<string, string | null>,
+          dateOrder: i.dateOrder,
+          emptyPaymentPolicy: i.emptyPaymentPolicy,
+          guestSentinels: i.guestSentinels as string[],
+          createMissingCustomers: i.createMissingCustomers,
+        }
+      : null,
+    rowsTotal: i.rowsTotal,
+    rowsProcessed: i.rowsProcessed,
+    rowsCreated: i.rowsCreated,
+    rowsUpdated: i.rowsUpdated,
+    rowsSkipped: i.rowsSkipped,
+    rowsFailed: i.rowsFailed,
+    lastPassMode: i.lastPassMode,
+    errorSummary: i.errorSummary as Record<string, unknown>,
+    dryRunAt: i.dryRunAt?.toISOString() ?? null,
+    committedAt: i.committedAt?.toISOString() ?? null,
+    progress: { rowsTotal: i.rowsTotal, rowsProcessed: i.rowsProcessed, percent },
+    failureReason: i.failureReason,
+    undoResult: (i.undoResult as Record<string, unknown> | null) ?? null,
+    createdAt: i.createdAt.toISOString(),
+    updatedAt: i.updatedAt.toISOString(),
+  };
+}
+export type ImportView = ReturnType<typeof importView>;
+
+// ---- reads ------------------------------------------------------------------------------------------------------
+
+/** The application's import; 404 for an unknown or another application's id, 403 environment_mismatch for another environment's. */
+export async function findImport(ctx: Ctx, id: string): Promise<Import> {
+  const t = requireTenant(ctx);
+  if (!z.uuid().safeParse(id).success) throw errors.notFound("Import");
+  const row = await ctx.db.import.findFirst({ where: { id, applicationId: t.applicationId } });
+  if (!row) throw errors.notFound("Import");
+  if (row.environmentId !== t.environmentId) throw new DomainError("environment_mismatch", 403, "This import belongs to another environment of this application");
+  return row;
+}
+
+export async function getImport(ctx: Ctx, id: string): Promise<ImportView> {
+  requireScope(ctx, "imports:read");
+  return importView(await findImport(ctx, id));
+}
+
+// ---- create and upload ------------------------------------------------------------------------------------------
+
+function uploadUrl(deps: Pick<Deps, "config">, imp: Pick<Import, "id" | "fileKey">, maxBytes: number, expiresAt: Date) {
+  const token = signToken(deps.config, UPLOAD_PURPOSE, { i: imp.id, k: imp.fileKey, m: maxBytes }, expiresAt);
+  return `${deps.config.BASE_URL.replace(/\/+$/, "")}/api/v1/imports/${imp.id}/upload?token=${token}`;
+}
+
+export async function createImport(ctx: Ctx, input: unknown) {
+  requireScope(ctx, "imports:write");
+  const t = requireTenant(ctx);
+  const body = parseInput(createImportInput, input);
+  const ext = /\.([A-Za-z0-9]+)$/.exec(body.fileName)?.[1]?.toLowerCase() ?? "";
+  const kind = FORMATS[ext];
+  if (!kind) {
+    const excel = ext === "xlsx" || ext === "xls";
+    throw errors.validation([
+      { path: ["fileName"], message: excel ? "Excel files are not accepted yet: export the sheet as CSV" : "must end in .csv, .tsv or .txt" },
+    ]);
+  }
+  if (body.fileBytes > CSV_MAX_BYTES) throw errors.validation([{ path: ["fileBytes"], message: `must be at most ${CSV_MAX_BYTES} bytes (500 MB) for a CSV or TSV file` }]);
+  const id = crypto.randomUUID();
+  const fileKey = `imports/${t.applicationId}/${id}/source.${kind.format}`;
+  const imp = await ctx.db.import.create({
+    data: {
+      id,
+      applicationId: t.applicationId,
+      environmentId: t.environmentId,
+      entityType: body.entityType,
+      provider: body.provider ?? null,
+      fileName: body.fileName,
+      fileFormat: kind.format,
+      fileBytes: body.fileBytes,
+      fileKey,
+      contentType: kind.contentType,
+      createdBy: actorOf(ctx).actorId,
+    },
+  });
+  const expiresAt = new Date(ctx.clock.now().getTime() + UPLOAD_TTL_SECONDS * 1000);
+  return { importId: imp.id, uploadUrl: uploadUrl(ctx.deps, imp, CSV_MAX_BYTES, expiresAt), fileKey, contentType: kind.contentType, expiresIn: UPLOAD_TTL_SECONDS };
+}
+
+const invalidUploadToken = () => new DomainError("invalid_token", 401, "The upload link is invalid or has expired");
+
+/**
+ * PUT of the file through the signed URL (the token is the authority: no API key). The body is streamed to
+ * storage; past the limit the upload is 413 and nothing is stored. Accepted while the import is created or mapping.
+ */
+export async function receiveUpload(deps: Deps, importId: string, token: string, body: Readable) {
+  const claims = verifyToken(deps.config, UPLOAD_PURPOSE, token, deps.clock.now());
+  if (!claims || claims.i !== importId || typeof claims.k !== "string" || typeof claims.m !== "number") throw invalidUploadToken();
+  const imp = await deps.prisma.import.findUnique({ where: { id: importId } });
+  if (!imp || imp.fileKey !== claims.k) throw invalidUploadToken();
+  if (imp.status !== "created" && imp.status !== "mapping") {
+    throw new DomainError("invalid_import_state", 409, `The file cannot be replaced once the import is ${imp.status}`);
+  }
+  let bytes: number;
+  try {
+    bytes = await storageFor(deps.config).putStream(imp.fileKey, body, claims.m);
+  } catch (e) {
+    if (e instanceof StorageLimitError) throw new DomainError("payload_too_large", 413, `The file is larger than ${e.maxBytes} bytes`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", 400, "The upload was interrupted; nothing was stored");
+    throw e;
+  }
+  // a new file makes the earlier inspection and mapping checks stale: headers are read again at inspect
+  const { count } = await deps.prisma.import.updateMany({
+    where: { id: imp.id, status: { in: ["created", "mapping"] } },
+    data: { uploadedBytes: bytes, uploadedAt: deps.clock.now(), updatedAt: deps.clock.now() },
+  });
+  if (count !== 1) throw new DomainError("conflict", 409, "The import changed while the file was uploading; retry");
+  return { importId: imp.id, fileKey: imp.fileKey, bytes };
+}
+
+// ---- inspect ----------------------------------------------------------------------------------------------------
+
+export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
+  requireScope(ctx, "imports:write");
+  const body = parseInput(inspectImportInput, input ?? {});
+  const imp = await findImport(ctx, id);
+  if (body.sheetName !== undefined) throw errors.validation([{ path: ["sheetName"], message: "applies to Excel files only" }]);
+  const storage = storageFor(ctx.deps.config);
+  const size = await storage.size(imp.fileKey);
+  if (!size) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet (or it is empty)");
+  if (size > CSV_MAX_BYTES) throw errors.validation([{ path: ["file"], message: `is larger than ${CSV_MAX_BYTES} bytes (500 MB)` }]);
+  const stream = await storage.getStream(imp.fileKey, { end: INSPECT_BYTES - 1 });
+  if (!stream) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+  const found = await inspectHead(await readHead(stream), size > INSPECT_BYTES);
+  const entity = imp.entityType as ImportEntity;
+  const suggested = suggestFields(entity, found.headers);
+  const data = { dialect: found.dialect, headers: found.headers, uploadedBytes: size };
+  const moved = ["created", "mapping"].includes(imp.status) ? await moveImport(ctx, imp, "mapping", data) : await ctx.db.import.update({ where: { id: imp.id }, data });
+  return {
+    importId: moved.id,
+    status: moved.status,
+    fileFormat: moved.fileFormat,
+    dialect: found.dialect,
+    headers: found.headers,
+    sample: found.sample,
+    matchedTemplate: matchTemplate(found.headers),
+    suggestions: found.headers.map((header) => ({ header, field: suggested[header] ?? null })),
+    targetFields: [...targetFields(entity)],
+    sheets: null,
+  };
+}
+export type ImportInspection = Awaited<ReturnType<typeof inspectImport>>;
+
+// ---- mapping ----------------------------------------------------------------------------------------------------
+
+export async function saveImportMapping(ctx: Ctx, id: string, input: unknown): Promise<ImportView> {
+  requireScope(ctx, "imports:write");
+  const body = parseInput(mappingInput, input);
+  const imp = await findImport(ctx, id);
+  const allowed = new Set(targetFields(imp.entityType as ImportEntity));
+  const headers = imp.headers as string[] | null;
+  const known = headers ? new Set(headers) : null;
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const byField = new Map<string, string>();
+  for (const [header, field] of Object.entries(body.columns)) {
+    if (known && !known.has(header)) issues.push({ path: ["columns", header], message: `is not a header of the file (${headers!.length} headers were found at inspect)` });
+    if (field === null) continue; // explicitly unmapped
+    if (!allowed.has(field)) {
+      issues.push({ path: ["columns", header], message: `${field} is not a target field of a ${imp.entityType} import` });
+      continue;
+    }
+    const first = byField.get(field);
+    if (first !== undefined) issues.push({ path: ["columns", header], message: `columns "${first}" and "${header}" are both mapped to ${field}` });
+    else byField.set(field, header);
+  }
+  if (issues.length) throw errors.validation(issues);
+  if (imp.status === "failed" && imp.lastPassMode === "commit") {
+    throw new DomainError("invalid_import_state", 409, "A commit has started writing rows: the mapping cannot change; commit again to resume or undo");
+  }
+  const columns = Object.fromEntries(Object.entries(body.columns).filter(([, f]) => f !== null));
+  const moved = await moveImport(ctx, imp, "mapping", {
+    columns,
+    dateOrder: body.dateOrder,
+    emptyPaymentPolicy: body.emptyPaymentPolicy ?? null,
+    guestSentinels: body.guestSentinels ?? [],
+    createMissingCustomers: body.createMissingCustomers ?? false,
+    dryRunAt: null,
+  });
+  return importView(moved);
+}

@@ -1,0 +1,87 @@
+// OpenAPI paths of bulk imports (src/imports/imports.rest.ts), registered by document.ts. The signed upload
+// (PUT /imports/{id}/upload?token=…) takes the raw file, not JSON, and is described in docs/imports.md.
+import { z } from "zod";
+import { createImportInput, inspectImportInput, mappingInput } from "../imports/imports.service";
+import { IMPORT_STATUSES } from "../imports/import.machine";
+
+const ts = z.iso.datetime();
+const Dialect = z.object({ delimiter: z.string(), quote: z.string(), bom: z.boolean(), encoding: z.string() }).meta({ id: "ImportDialect" });
+export const ImportRead = z
+  .object({
+    id: z.string(),
+    entityType: z.enum(["customer", "order"]),
+    provider: z.enum(["shopify", "woocommerce"]).nullable(),
+    status: z.enum(IMPORT_STATUSES),
+    fileName: z.string(),
+    fileFormat: z.string(),
+    fileBytes: z.number().int(),
+    fileKey: z.string(),
+    contentType: z.string(),
+    uploadedBytes: z.number().int().nullable(),
+    uploadedAt: ts.nullable(),
+    dialect: Dialect.nullable(),
+    headers: z.array(z.string()).nullable(),
+    mapping: z
+      .object({
+        columns: z.record(z.string(), z.string().nullable()),
+        dateOrder: z.string().nullable(),
+        emptyPaymentPolicy: z.string().nullable(),
+        guestSentinels: z.array(z.string()),
+        createMissingCustomers: z.boolean(),
+      })
+      .nullable(),
+    rowsTotal: z.number().int().nullable(),
+    rowsProcessed: z.number().int(),
+    rowsCreated: z.number().int(),
+    rowsUpdated: z.number().int(),
+    rowsSkipped: z.number().int(),
+    rowsFailed: z.number().int(),
+    lastPassMode: z.enum(["validate", "commit", "undo"]).nullable(),
+    errorSummary: z.record(z.string(), z.unknown()),
+    dryRunAt: ts.nullable(),
+    committedAt: ts.nullable(),
+    progress: z.object({ rowsTotal: z.number().int().nullable(), rowsProcessed: z.number().int(), percent: z.number().int().nullable() }),
+    failureReason: z.string().nullable(),
+    undoResult: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: ts,
+    updatedAt: ts,
+  })
+  .meta({ id: "Import" });
+const ImportUpload = z
+  .object({
+    importId: z.string(),
+    uploadUrl: z.string().meta({ description: "PUT the file's bytes here within expiresIn seconds (no API key: the token is the authority)" }),
+    fileKey: z.string(),
+    contentType: z.string(),
+    expiresIn: z.number().int(),
+  })
+  .meta({ id: "ImportUpload" });
+const ImportInspection = z
+  .object({
+    importId: z.string(),
+    status: z.enum(IMPORT_STATUSES),
+    fileFormat: z.string(),
+    dialect: Dialect,
+    headers: z.array(z.string()),
+    sample: z.array(z.array(z.string())).meta({ description: "Up to 20 data rows, each aligned with headers" }),
+    matchedTemplate: z.enum(["shopify", "woocommerce"]).nullable(),
+    suggestions: z.array(z.object({ header: z.string(), field: z.string().nullable() })),
+    targetFields: z.array(z.string()),
+    sheets: z.array(z.string()).nullable(),
+  })
+  .meta({ id: "ImportInspection" });
+
+type Reg = (
+  method: "get" | "post" | "patch" | "delete",
+  path: string,
+  op: { tag: string; summary: string; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] },
+) => void;
+
+export function registerImports(r: Reg) {
+  const tag = "imports";
+  const id = { id: "The import's" };
+  r("post", "/imports", { tag, summary: "Start an import: a signed upload URL valid 1 hour (imports:write; CSV/TSV up to 500 MB)", body: createImportInput, ok: [201, ImportUpload] });
+  r("get", "/imports/{id}", { tag, summary: "An import with its counters and progress (imports:read; 403 environment_mismatch)", params: id, ok: [200, ImportRead] });
+  r("post", "/imports/{id}/inspect", { tag, summary: "Dialect, headers, 20-row sample and suggested fields from the first 1 MB (imports:write; 404 file_not_uploaded)", params: id, body: inspectImportInput, ok: [200, ImportInspection] });
+  r("patch", "/imports/{id}/mapping", { tag, summary: "Save the column mapping; clears dryRunAt (imports:write; 422 naming both headers mapped to one field)", params: id, body: mappingInput, ok: [200, ImportRead] });
+}
