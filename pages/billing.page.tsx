@@ -6,8 +6,6 @@
 // vault flow. Every action is a plain form POST back to this page (then 303 back: no JavaScript needed). Thin: the
 // wallet services do the work; no SQL here.
 import express, { Router, type Request, type Response } from "express";
-import type { ComponentChildren } from "preact";
-import { renderToString } from "preact-render-to-string";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import { formatMoney } from "../src/shared/money";
@@ -16,8 +14,8 @@ import { refusedState } from "../src/rest/http";
 import { pageSession } from "../src/wallet/pm-tokens.service";
 import { addCardFromPage, billingPageView, removeMyCard, retryMySubscription, setMyDefault } from "../src/wallet/saved-cards.service";
 import { securePage } from "./security";
+import { html, Shell } from "./components/shell";
 
-const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 const CSS = (brand: string) => `
   :root { --brand: ${brand}; }
@@ -46,31 +44,8 @@ const CSS = (brand: string) => `
 `;
 
 type View = Awaited<ReturnType<typeof billingPageView>>;
-type Brand = View["merchant"];
 
-function Shell(p: { nonce: string; title: string; brand: Brand; children: ComponentChildren }) {
-  const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : "#3e4c59";
-  return (
-    <html lang="en">
-      <head>
-        <meta charSet="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{p.title}</title>
-        <link rel="icon" href="data:," />
-        <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: CSS(color) }} />
-      </head>
-      <body>
-        <header>
-          {p.brand.logoUrl && /^https:\/\//.test(p.brand.logoUrl) ? <img src={p.brand.logoUrl} alt={p.brand.name} /> : null}
-          <strong>{p.brand.name}</strong>
-        </header>
-        <main>{p.children}</main>
-      </body>
-    </html>
-  );
-}
 
-const html = (node: preact.VNode) => "<!doctype html>" + renderToString(node);
 const day = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : "");
 const STATUS: Record<string, string> = { active: "Active", trialing: "Trial", past_due: "Payment overdue", paused: "Paused", cancelled: "Cancelled", unpaid: "Unpaid" };
 const INTERVAL: Record<string, string> = { weekly: "week", monthly: "month", quarterly: "quarter", yearly: "year" };
@@ -87,7 +62,7 @@ function BillingPage(p: { nonce: string; token: string; v: View; error?: string 
   const action = `/billing/${p.token}`;
   const cardName = (c: View["cards"][number]) => `${c.cardBrand.toUpperCase()} ending ${c.cardLastFour}`;
   return (
-    <Shell nonce={p.nonce} title={`Payment details · ${v.merchant.name}`} brand={v.merchant}>
+    <Shell css={CSS} nonce={p.nonce} title={`Payment details · ${v.merchant.name}`} brand={v.merchant}>
       <h1>Your payment details</h1>
       <p class="muted">Manage the cards {v.merchant.name} charges for you.</p>
       <div role="alert" aria-live="assertive">{p.error ? <p class="alert" id="error">{p.error}</p> : null}</div>
@@ -164,7 +139,7 @@ function BillingPage(p: { nonce: string; token: string; v: View; error?: string 
 function NoPage(p: { nonce: string; expired: boolean }) {
   const title = p.expired ? "This link has expired" : "Link not found";
   return (
-    <Shell nonce={p.nonce} title={title} brand={{ name: "", logoUrl: null, brandColor: null }}>
+    <Shell css={CSS} nonce={p.nonce} title={title} brand={{ name: "", logoUrl: null, brandColor: null }}>
       <h1>{title}</h1>
       <p>{p.expired ? "For your security, links to manage payment details work for a limited time. Ask the merchant for a new link." : "This link is not valid. It may have been replaced by a newer one."}</p>
     </Shell>
@@ -173,7 +148,7 @@ function NoPage(p: { nonce: string; expired: boolean }) {
 
 function TooMany(p: { nonce: string }) {
   return (
-    <Shell nonce={p.nonce} title="Too many attempts" brand={{ name: "", logoUrl: null, brandColor: null }}>
+    <Shell css={CSS} nonce={p.nonce} title="Too many attempts" brand={{ name: "", logoUrl: null, brandColor: null }}>
       <h1>Too many attempts</h1>
       <p>Please wait a few minutes and open your link again.</p>
     </Shell>

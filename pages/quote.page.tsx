@@ -7,8 +7,6 @@
 // server (quote-accept.service.ts acceptedTotals). Accessible: labels on every control, errors in a role="alert"
 // region, results announced, keyboard order follows the page.
 import express, { Router, type Request, type Response } from "express";
-import type { ComponentChildren } from "preact";
-import { renderToString } from "preact-render-to-string";
 import { submitQuoteRequest } from "../src/quotes/quote-requests.service";
 import { requestFormForBuyer, type BuyerForm } from "../src/quotes/quote-requests.service";
 import { acceptQuoteLink, addBuyerComment, type BuyerQuoteView, buyerDecline, openQuotePage, requestRevision } from "../src/quotes/quote-links.service";
@@ -18,8 +16,8 @@ import { DomainError } from "../src/shared/errors";
 import { formatMoney } from "../src/shared/money";
 import { limitHeaders } from "../src/shared/rate-limit";
 import { securePage } from "./security";
+import { html, Shell } from "./components/shell";
 
-const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 const CSS = (brand: string) => `
   :root { --brand: ${brand}; }
@@ -49,30 +47,7 @@ const CSS = (brand: string) => `
   details summary { cursor: pointer; font-weight: 600; }
 `;
 
-function Shell(p: { nonce: string; title: string; brand: { name: string; logoUrl: string | null; brandColor: string | null }; children: ComponentChildren; script?: string }) {
-  const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : "#3e4c59";
-  return (
-    <html lang="en">
-      <head>
-        <meta charSet="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{p.title}</title>
-        <link rel="icon" href="data:," />
-        <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: CSS(color) }} />
-      </head>
-      <body>
-        <header>
-          {p.brand.logoUrl && /^https:\/\//.test(p.brand.logoUrl) ? <img src={p.brand.logoUrl} alt={p.brand.name} /> : null}
-          <strong>{p.brand.name}</strong>
-        </header>
-        <main>{p.children}</main>
-        {p.script ? <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: p.script }} /> : null}
-      </body>
-    </html>
-  );
-}
 
-const html = (node: preact.VNode) => "<!doctype html>" + renderToString(node);
 
 function day(iso: string | null) {
   return iso ? new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : "";
@@ -97,7 +72,7 @@ function QuotePage(p: { nonce: string; token: string; v: BuyerQuoteView; error?:
   const open = q.status === "proposed" && !p.expired;
   const base = `/q/${token}`;
   return (
-    <Shell nonce={p.nonce} title={`Quote ${q.number} from ${v.merchant.name}`} brand={v.merchant} script={open ? LIVE_TOTALS : undefined}>
+    <Shell css={CSS} nonce={p.nonce} title={`Quote ${q.number} from ${v.merchant.name}`} brand={v.merchant} script={open ? LIVE_TOTALS : undefined}>
       <h1>
         Quote {q.number} <span class="status" id="status">{STATUS_TEXT[q.status] ?? q.status}</span>
       </h1>
@@ -362,7 +337,7 @@ function RequestFormPage(p: { nonce: string; formToken: string; f: BuyerForm; lo
   const val = (k: string) => (typeof p.values?.[k] === "string" ? (p.values[k] as string) : "");
   const rows = [0, 1, 2];
   return (
-    <Shell nonce={p.nonce} title={`Request a quote from ${f.merchant.name}`} brand={f.merchant}>
+    <Shell css={CSS} nonce={p.nonce} title={`Request a quote from ${f.merchant.name}`} brand={f.merchant}>
       <h1>Request a quote</h1>
       <p class="muted">Tell {f.merchant.name} what you need; you will get an offer by email.</p>
       <div role="alert" aria-live="assertive" id="messages">
@@ -431,7 +406,7 @@ function RequestFormPage(p: { nonce: string; formToken: string; f: BuyerForm; lo
 
 function Done(p: { nonce: string; f: BuyerForm }) {
   return (
-    <Shell nonce={p.nonce} title="Request sent" brand={p.f.merchant}>
+    <Shell css={CSS} nonce={p.nonce} title="Request sent" brand={p.f.merchant}>
       <h1>Thank you</h1>
       <p role="status" id="sent">
         {p.f.successMessage ?? `${p.f.merchant.name} received your request and will send you an offer by email.`}
@@ -442,7 +417,7 @@ function Done(p: { nonce: string; f: BuyerForm }) {
 
 function NotFound(p: { nonce: string; what: string }) {
   return (
-    <Shell nonce={p.nonce} title={`${p.what} not found`} brand={{ name: "", logoUrl: null, brandColor: null }}>
+    <Shell css={CSS} nonce={p.nonce} title={`${p.what} not found`} brand={{ name: "", logoUrl: null, brandColor: null }}>
       <h1>{p.what} not found</h1>
       <p>This link is not valid. It may have been replaced by a newer one.</p>
     </Shell>

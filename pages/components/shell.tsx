@@ -1,0 +1,38 @@
+// The frame every branded buyer page shares (quote link, request form, update-card page): the merchant's name and
+// logo, its brand colour (a #rrggbb value, else a neutral one) fed to the page's own stylesheet, the nonce-bound
+// style and optional script, and the page as a doctype'd string.
+import type { ComponentChildren, VNode } from "preact";
+import { renderToString } from "preact-render-to-string";
+
+export interface Brand {
+  name: string;
+  logoUrl: string | null;
+  brandColor: string | null;
+}
+
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+export function Shell(p: { nonce: string; title: string; brand: Brand; css: (brandColor: string) => string; children: ComponentChildren; script?: string }) {
+  const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : "#3e4c59";
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{p.title}</title>
+        <link rel="icon" href="data:," />
+        <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: p.css(color) }} />
+      </head>
+      <body>
+        <header>
+          {p.brand.logoUrl && /^https:\/\//.test(p.brand.logoUrl) ? <img src={p.brand.logoUrl} alt={p.brand.name} /> : null}
+          <strong>{p.brand.name}</strong>
+        </header>
+        <main>{p.children}</main>
+        {p.script ? <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: p.script }} /> : null}
+      </body>
+    </html>
+  );
+}
+
+export const html = (node: VNode) => "<!doctype html>" + renderToString(node);
