@@ -15,4 +15,12 @@ export default tseslint.config(
   },
   { files: ["src/config.ts", "src/cli/**", "scripts/**", "test/**", "bench/**", "prisma.config.ts", "prisma/diff.config.ts", "codegen.ts", "jest.config.js"], rules: { "no-restricted-properties": "off" } },
   { files: ["**/*.js", "**/*.cjs"], languageOptions: { globals: { module: "writable", require: "readonly", __dirname: "readonly", process: "readonly", console: "readonly" } } },
+  // the extension bridge modules run in browsers (ES modules, no Node globals)
+  {
+    files: ["pages/extension-bridge/*.js"],
+    languageOptions: {
+      sourceType: "module",
+      globals: { window: "readonly", document: "readonly", fetch: "readonly", URL: "readonly", Element: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", console: "readonly", module: "off", require: "off", __dirname: "off", process: "off" },
+    },
+  },
 );

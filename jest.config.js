@@ -7,7 +7,7 @@ module.exports = {
     "^.+\\.tsx$": ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript", tsx: true }, transform: { react: { runtime: "automatic", importSource: "preact" } } }, module: { type: "commonjs" } }],
     "^.+\\.(t|j)s$": ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }],
   },
-  // agenda and @agendajs/* are ESM-only: let swc turn them into CommonJS for Jest's runtime
-  transformIgnorePatterns: ["/node_modules/(?!(agenda|@agendajs)/)"],
+  // agenda, @agendajs/*, jose, oidc-provider and oauth4webapi are ESM-only: let swc turn them into CommonJS for Jest's runtime
+  transformIgnorePatterns: ["/node_modules/(?!(agenda|@agendajs|jose|oidc-provider|oauth4webapi)/)"],
   testTimeout: 60000,
 };

@@ -7,6 +7,7 @@ import { refusedState } from "../src/rest/http";
 import { makeCtx, type Deps } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import { limitHeaders } from "../src/shared/rate-limit";
+import { type PageScript, scriptsForCheckout } from "../src/application-scripts/scripts.service";
 import { esc, money, page } from "./layout";
 import { frameableOrigins, securePage } from "./security";
 
@@ -28,8 +29,11 @@ export function checkoutPages(deps: Deps) {
       }
       throw e;
     }
+    // The merchant's application scripts (none while the kill switch is on): the CSP allows exactly these, by URL and hash.
+    const scripts = await scriptsForCheckout(ctx, view.session);
     // Only the application's allowedOrigins may frame the page (embedded checkout); nobody else can.
-    const nonce = await securePage(req, res, { frameAncestors: frameableOrigins(view.allowedOrigins) });
+    const nonce = await securePage(req, res, { frameAncestors: frameableOrigins(view.allowedOrigins), scriptSources: scripts.flatMap((x) => [x.url, `'${x.integrity}'`]) });
+    const extra = applicationScripts(nonce, view.session.id, scripts);
     const { session: s, cart, methods, merchant, sandbox } = view;
     const header = `<p class="merchant" id="merchant">${esc(merchant.name)}</p>${
       sandbox ? '<p class="badge" id="sandbox" role="note">Sandbox: a test checkout. No real payment is taken.</p>' : ""
@@ -37,7 +41,7 @@ export function checkoutPages(deps: Deps) {
     const expired = s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now());
     if (s.status !== "open" || expired) {
       const msg = s.status === "completed" ? "This order has been placed. Thank you!" : expired ? "This checkout has expired." : `This checkout is ${s.status}.`;
-      return void res.type("html").send(page(nonce, "Checkout", `${header}<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`));
+      return void res.type("html").send(page(nonce, "Checkout", `${header}<h1>Checkout</h1><p id="closed">${esc(msg)}</p>`, "", extra));
     }
     const rows = cart.lineItems.map((l: any) => `<tr><td>${esc(l.name)}</td><td class="num">${esc(l.quantity)}</td><td class="num">${esc(money(l.total, cart.currency))}</td></tr>`).join("");
     // Each charge named: the shipping method, each tax line, and the tax carried on the lines themselves.
@@ -88,10 +92,60 @@ export function checkoutPages(deps: Deps) {
   <p id="result" role="status"></p>
 </form>
 <p><a id="cancel" href="${esc(s.cancelUrl)}">Cancel and return to ${esc(merchant.name || "the store")}</a></p>`;
-    res.type("html").send(page(nonce, "Checkout", body, CLIENT_SCRIPT));
+    res.type("html").send(page(nonce, "Checkout", body, CLIENT_SCRIPT, extra));
   });
   return r;
 }
+
+/**
+ * The application scripts' tags, each loaded from its content-addressed copy with `integrity` (the browser refuses
+ * bytes that do not match), and before them the page's own reporter, which beacons each script's fate to
+ * POST /api/v1/checkout-sessions/{id}/script-beacons.
+ */
+function applicationScripts(nonce: string, sessionId: string, scripts: PageScript[]) {
+  if (scripts.length === 0) return {};
+  const tag = (x: PageScript) => `<script src="${esc(x.url)}" integrity="${esc(x.integrity)}" crossorigin="anonymous" data-application-script="${esc(x.id)}"></script>`;
+  const placed = (p: PageScript["placement"]) => scripts.filter((x) => x.placement === p).map(tag).join("");
+  return {
+    head: `<script nonce="${esc(nonce)}" data-session="${esc(sessionId)}">${BEACON_SCRIPT}</script>${placed("checkout_head")}`,
+    end: placed("checkout_body"),
+  };
+}
+
+// Runs in <head> before any application script. Capture listeners see each script element's load and error; an
+// error on a script whose response arrived (a resource-timing entry with a 2xx status) is the integrity check
+// refusing its bytes. Runtime errors thrown by a script, and CSP refusals of scripts, are reported too.
+const BEACON_SCRIPT = `(() => {
+  const url = "/api/v1/checkout-sessions/" + encodeURIComponent(document.currentScript.dataset.session) + "/script-beacons";
+  const sent = new Set();
+  const send = (body) => {
+    const key = JSON.stringify(body);
+    if (sent.has(key)) return;
+    sent.add(key);
+    fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: key, keepalive: true }).catch(() => {});
+  };
+  const tagOf = (el) => (el && el.tagName === "SCRIPT" && el.dataset && el.dataset.applicationScript ? el : null);
+  const byUrl = (u) => (u ? [...document.querySelectorAll("script[data-application-script]")].find((s) => s.src === u) || null : null);
+  document.addEventListener("load", (e) => { const s = tagOf(e.target); if (s) send({ type: "loaded", scriptId: s.dataset.applicationScript }); }, true);
+  window.addEventListener("error", (e) => {
+    const s = tagOf(e.target);
+    if (s) {
+      const entry = performance.getEntriesByName(s.src).pop();
+      const arrived = entry && entry.responseStatus >= 200 && entry.responseStatus < 300;
+      send(arrived ? { type: "blocked", reason: "integrity_mismatch", scriptId: s.dataset.applicationScript } : { type: "error", reason: "load_failed", scriptId: s.dataset.applicationScript });
+      return;
+    }
+    const from = byUrl(e.filename);
+    if (from) send({ type: "error", reason: "runtime_error", scriptId: from.dataset.applicationScript });
+  }, true);
+  document.addEventListener("securitypolicyviolation", (e) => {
+    if (!/^script-src/.test(e.effectiveDirective)) return;
+    const from = byUrl(e.sourceFile);
+    const body = { type: "blocked", reason: "csp_violation", blockedUri: String(e.blockedURI || "").slice(0, 2048), violatedDirective: e.effectiveDirective };
+    if (from) body.scriptId = from.dataset.applicationScript;
+    if (body.scriptId || body.blockedUri) send(body);
+  });
+})();`;
 
 // Plain browser script: builds the complete body from the form; for Net 30 it hashes the terms text it showed.
 const CLIENT_SCRIPT = `

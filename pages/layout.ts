@@ -7,8 +7,11 @@ export function money(minor: number, currency: string) {
   return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(minor / 100);
 }
 
-/** `nonce`: the response's CSP nonce (securePage): the only inline style and script that run carry it. */
-export function page(nonce: string, title: string, body: string, script = "") {
+/**
+ * `nonce`: the response's CSP nonce (securePage): the only inline style and script that run carry it.
+ * `extra.head` / `extra.end`: markup placed last in <head> / last in <body> (checkout's application scripts).
+ */
+export function page(nonce: string, title: string, body: string, script = "", extra: { head?: string; end?: string } = {}) {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title><link rel="icon" href="data:,">
@@ -20,6 +23,6 @@ export function page(nonce: string, title: string, body: string, script = "") {
   button { background: #3e4c59; color: #fff; border: 0; padding: .7rem 1.4rem; border-radius: 6px; font-size: 1rem; cursor: pointer; }
   .error { color: #ab091e; } .ok { color: #0e7c3a; } .muted { color: #52606d; font-size: .9rem; }
   .merchant { font-weight: 600; margin: 0; } .badge { display: inline-block; background: #fff3c4; color: #5c4813; border: 1px solid #f0b429; border-radius: 4px; padding: .2rem .5rem; font-size: .9rem; }
-</style></head>
-<body>${body}${script ? `<script nonce="${esc(nonce)}">${script}</script>` : ""}</body></html>`;
+</style>${extra.head ?? ""}</head>
+<body>${body}${script ? `<script nonce="${esc(nonce)}">${script}</script>` : ""}${extra.end ?? ""}</body></html>`;
 }

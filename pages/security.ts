@@ -11,9 +11,14 @@ const policy = helmet({
     useDefaults: false,
     directives: {
       defaultSrc: ["'none'"],
-      scriptSrc: [(_req, res) => [`'nonce-${(res as Response).locals.cspNonce}'`, ...(((res as Response).locals.thirdParty as string[] | undefined) ?? [])].join(" ")],
-      // a bot-challenge widget runs in the provider's frame; nothing else may be framed
-      frameSrc: [(_req, res) => ((res as Response).locals.thirdParty as string[] | undefined)?.join(" ") || "'none'"],
+      scriptSrc: [
+        (_req, res) =>
+          [`'nonce-${(res as Response).locals.cspNonce}'`, ...(((res as Response).locals.thirdParty as string[] | undefined) ?? []), ...(((res as Response).locals.scriptSources as string[] | undefined) ?? [])].join(" "),
+      ],
+      // a bot-challenge widget runs in the provider's frame, an extension in its own origin; nothing else may be framed
+      frameSrc: [
+        (_req, res) => [...(((res as Response).locals.thirdParty as string[] | undefined) ?? []), ...(((res as Response).locals.frameSources as string[] | undefined) ?? [])].join(" ") || "'none'",
+      ],
       styleSrc: [(_req, res) => `'nonce-${(res as Response).locals.cspNonce}'`],
       imgSrc: ["'self'", "data:", "https:"],
       connectSrc: ["'self'"],
@@ -43,16 +48,28 @@ export function frameableOrigins(origins: unknown): string[] {
   });
 }
 
+/** A script-src source a page may add for one exact script: its SHA-256 hash, or its exact http(s) URL (no wildcard). */
+const SCRIPT_SOURCE = /^(?:'sha256-[A-Za-z0-9+/]{43}='|https?:\/\/[A-Za-z0-9.-]+(?::\d+)?\/[A-Za-z0-9._~/-]+)$/;
+
 /**
  * Applies the page headers and returns the nonce the page's own <script> and <style> must carry.
  * `frameAncestors`: origins allowed to embed this page (none by default).
+ * `scriptSources`: exact script URLs and hashes the page may also run (checkout's application scripts), script-src only.
+ * `frameSources`: exact origins the page may frame (the demo dashboard's extension iframe), frame-src only.
  */
-export async function securePage(req: Request, res: Response, opts: { frameAncestors?: string[]; thirdParty?: string[] } = {}): Promise<string> {
+export async function securePage(
+  req: Request,
+  res: Response,
+  opts: { frameAncestors?: string[]; thirdParty?: string[]; scriptSources?: string[]; frameSources?: string[] } = {},
+): Promise<string> {
   const nonce = randomBytes(16).toString("base64");
   res.locals.cspNonce = nonce;
   res.locals.frameAncestors = opts.frameAncestors ?? [];
   // origins of a third-party widget this page loads (script and frame), exact https origins only
   res.locals.thirdParty = (opts.thirdParty ?? []).filter((o) => /^https:\/\/[A-Za-z0-9.-]+(:\d+)?$/.test(o));
+  res.locals.scriptSources = (opts.scriptSources ?? []).filter((s) => SCRIPT_SOURCE.test(s));
+  // origins the page may frame (an installed extension's iframe): exact http(s) origins only
+  res.locals.frameSources = frameableOrigins(opts.frameSources ?? []);
   await new Promise<void>((resolve, reject) => policy(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
   res.set("Cache-Control", "no-store");
   return nonce;

@@ -6,7 +6,14 @@ import { WebSocketServer } from "ws";
 import { GraphQLError } from "graphql";
 import { checkoutPages } from "../pages/checkout.page";
 import { quotePages } from "../pages/quote.page";
+import { invitePages } from "../pages/invite.page";
 import { billingPages } from "../pages/billing.page";
+import { extensionHostPages } from "../pages/extension-host.page";
+import { extensionBridgeRouter } from "./extensions/bridge.rest";
+import { extensionSessionCors, narrowExtensionSessionCors } from "./extensions/session-cors";
+import { oauthPages } from "../pages/oauth.page";
+import { oauthProviderMiddleware } from "./oauth/provider";
+import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { graphqlFastPath } from "./graphql/fast-path";
@@ -19,6 +26,7 @@ import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
+import { publicJwks } from "./platform/signing-keys";
 
 export interface App {
   app: express.Express;
@@ -46,22 +54,37 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
     }
   });
 
+  // Public keys that verify install tokens (X-Service-Install-Token) and extension session tokens.
+  app.get("/.well-known/extension-jwks.json", async (_req, res) => {
+    res.set({ "cache-control": "public, max-age=300", "access-control-allow-origin": "*" }).json(await publicJwks(deps, "extensions"));
+  });
+
   const api = express.Router();
   api.use(walletCors(deps)); // before authentication: a CORS preflight carries no credential
+  api.use(extensionSessionCors); // an extension's iframe calls with its session token from its own origin
   api.use(requireJsonBody);
   api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
   api.use(rejectDeepBodies);
   api.use(authMiddleware(deps));
+  api.use(narrowExtensionSessionCors);
   api.use(idempotency);
   for (const router of apiRouters()) api.use(router);
   api.use(notFoundHandler);
   app.use(openapiRouter());
+  // OAuth 2.1 authorization server (metadata, authorize, token, register, revoke, JWKS), its consent page, and the
+  // tool endpoint it protects
+  app.use(oauthProviderMiddleware(deps));
+  app.use(oauthPages(deps));
+  app.use(mcpRouter(deps));
   // the signed import upload carries the raw file (no JSON, no API key): streamed to storage, before the JSON parser
   app.put(IMPORT_UPLOAD_PATH, importUploadHandler(deps));
   app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
   app.use(quotePages(deps));
   app.use(billingPages(deps));
+  app.use(invitePages(deps));
+  app.use(extensionBridgeRouter(deps));
+  app.use(extensionHostPages(deps));
   app.use(filesRouter(deps));
 
   const yoga = createYogaServer(deps);

@@ -52,8 +52,14 @@ const schema = z.object({
   REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^rediss?:\/\//, "must be a redis:// URL").optional()),
   BASE_URL: optionalUrl,
   CHECKOUT_URL: optionalUrl,
+  /** the dashboard's origin: invitation emails link to {DASHBOARD_URL}/invites/{token} */
+  DASHBOARD_URL: optionalUrl,
   WEBHOOK_RETRY_SCHEDULE: durationList.prefault("5m,15m,1h,6h,24h"),
   CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
+  /** extension install callbacks: the waits before the 2nd and 3rd attempts (3 attempts in all) */
+  EXTENSION_CALLBACK_RETRY_SCHEDULE: durationList.prefault("30s,2m"),
+  /** an install is suspended after this many consecutive dead-lettered deliveries to its endpoint */
+  EXTENSION_SUSPEND_AFTER_DEAD_LETTERS: z.coerce.number().int().min(1).max(1000).default(3),
   /** subscription dunning: the retry rungs after a declined renewal (then unpaid) */
   DUNNING_SCHEDULE: durationList.prefault("1d,3d,7d"),
   BOT_CHALLENGE_VERIFY_URL: optionalUrl,
@@ -63,6 +69,8 @@ const schema = z.object({
   BOT_CHALLENGE_SCRIPT_URL: z.url({ protocol: /^https$/ }).default("https://challenges.cloudflare.com/turnstile/v0/api.js"),
   /** a quote request sent sooner than this after its form loaded is refused (422 form_submitted_too_fast) */
   QUOTE_REQUEST_MIN_FILL_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
+  /** lifetime of an extension session token (the iframe bridge's RS256 JWT); 10 minutes, shorter only to test refresh */
+  EXTENSION_SESSION_TTL_SECONDS: z.coerce.number().int().min(5).max(600).default(600),
   SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
   SMTP_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().regex(/^smtps?:\/\//, "must be an smtp:// URL").optional()),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -80,17 +88,22 @@ const schema = z.object({
   RATE_LIMIT_QUOTE_LINKS_PER_IP: limit.prefault("120/1m"),
   RATE_LIMIT_QUOTE_LINKS_PER_TOKEN: limit.prefault("120/1m"),
   RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _.:- only").default("rl"),
+  /** how long an import worker's claim on a pass holds without renewal: a killed worker's pass resumes after it */
+  IMPORT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  /** data rows per commit transaction (the checkpoint interval) */
+  IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 
 type Raw = z.output<typeof schema>;
-export interface Config extends Omit<Raw, "BASE_URL" | "CHECKOUT_URL" | "CHECKOUT_SESSION_TTL"> {
+export interface Config extends Omit<Raw, "BASE_URL" | "CHECKOUT_URL" | "DASHBOARD_URL" | "CHECKOUT_SESSION_TTL"> {
   BASE_URL: string;
   CHECKOUT_URL: string;
+  DASHBOARD_URL: string;
   CHECKOUT_SESSION_TTL_MS: number;
   isProduction: boolean;
   /** BASE_URL / CHECKOUT_URL were not set: they follow the port the server actually listens on (PORT=0 included) */
-  urlsFollowPort: { base: boolean; checkout: boolean };
+  urlsFollowPort: { base: boolean; checkout: boolean; dashboard: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -108,9 +121,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...c,
     BASE_URL: baseUrl,
     CHECKOUT_URL: c.CHECKOUT_URL ?? baseUrl,
+    DASHBOARD_URL: c.DASHBOARD_URL ?? baseUrl,
     CHECKOUT_SESSION_TTL_MS: c.CHECKOUT_SESSION_TTL[0],
     isProduction: c.NODE_ENV === "production",
-    urlsFollowPort: { base: c.BASE_URL === undefined, checkout: c.CHECKOUT_URL === undefined },
+    urlsFollowPort: { base: c.BASE_URL === undefined, checkout: c.CHECKOUT_URL === undefined, dashboard: c.DASHBOARD_URL === undefined },
   };
 }
 

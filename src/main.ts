@@ -3,11 +3,14 @@ import { startAgenda } from "../jobs/agenda";
 import { buildApp } from "./app";
 import { ConfigError, loadConfig } from "./config";
 import { bootstrapDemo, isEmpty } from "./platform/bootstrap.service";
+import { sessionJwks } from "./extensions/session-keys";
+import { currentSigningKey } from "./platform/signing-keys";
 import { exitWith } from "./cli/common";
 import { openRuntime } from "./runtime";
 import { secretKey } from "./shared/secrets";
 import { isUniqueViolation, makeCtx } from "./shared/context";
 import { DeliveryWorker } from "./webhooks/delivery.worker";
+import { scheduleDeployProbe } from "./extensions/install-health.service";
 
 async function main() {
   let config;
@@ -31,6 +34,9 @@ async function main() {
   const withJobs = !process.argv.includes("--no-jobs");
   const deliveries = new DeliveryWorker(deps);
   const agenda = withJobs ? (deliveries.start(), await startAgenda(db, { deps, deliveries })) : null;
+  // RS256 keys for install and extension session tokens: generated on first start (sealed with SECRET_KEY)
+  await currentSigningKey(deps, "extensions");
+  const cancelDeployProbe = withJobs ? scheduleDeployProbe(deps) : () => {};
   const app = buildApp(deps, db);
   await new Promise<void>((resolve) => app.server.listen(config.PORT, config.HOST, resolve));
   const addr = app.server.address();
@@ -38,6 +44,7 @@ async function main() {
   // Unset BASE_URL / CHECKOUT_URL name the port really listened on (PORT=0 picks one), in links and in the credentials.
   if (config.urlsFollowPort.base) config.BASE_URL = `http://localhost:${port}`;
   if (config.urlsFollowPort.checkout) config.CHECKOUT_URL = config.BASE_URL;
+  if (config.urlsFollowPort.dashboard) config.DASHBOARD_URL = config.BASE_URL;
   const ctx = makeCtx(deps);
   if (await isEmpty(ctx)) {
     try {
@@ -48,7 +55,10 @@ async function main() {
       if (!isUniqueViolation(e)) throw e; // another process bootstrapped at the same moment
     }
   }
-  console.log(`[${db.kind}] listening on http://localhost:${port} (REST /api/v1, GraphQL /graphql)`);
+  // the RS256 signing keys exist from the first start (made once, sealed with SECRET_KEY; every process shares them)
+  await sessionJwks(ctx);
+  await currentSigningKey(deps, "oauth");
+  console.log(`[${db.kind}] listening on http://localhost:${port} (REST /api/v1, GraphQL /graphql, OAuth /oauth, tools /mcp)`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -57,6 +67,7 @@ async function main() {
     console.log(`${signal}: shutting down`);
     const timer = setTimeout(() => process.exit(1), 10_000);
     await app.close().catch(() => {});
+    cancelDeployProbe();
     await agenda?.stop();
     await deliveries.stop();
     await deps.hub.close();

@@ -54,7 +54,8 @@ const STRING_ALLOWED = new Map<string, string>([
 ]);
 
 /** JSON stays where the shape is the caller's own or differs per event type. */
-const JSON_ALLOWED = (where: string) => /\.metadata$|\(metadata\)$/.test(where) || where === "Event.data";
+// an extension's configSchema (a JSON Schema) and an install's config values: shapes their publisher defines
+const JSON_ALLOWED = (where: string) => /\.metadata$|\(metadata\)$|\.configSchema$|\(configSchema\)$|\.config$|\(config\)$/.test(where) || where === "Event.data";
 
 describe("GraphQL schema documents itself", () => {
   it("has a description on every type", () => {

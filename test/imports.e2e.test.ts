@@ -65,7 +65,7 @@ describe("create and upload", () => {
       [{ fileBytes: 0 }, "fileBytes"],
       [{ fileBytes: 1.5 }, "fileBytes"],
       [{ fileBytes: "10" }, "fileBytes"],
-      [{ fileName: "orders.xlsx" }, "fileName"],
+      [{ fileName: "orders.numbers" }, "fileName"],
       [{ fileName: "orders.pdf" }, "fileName"],
       [{ fileName: "../etc/passwd.csv" }, "fileName"],
       [{ fileName: "" }, "fileName"],

@@ -75,7 +75,7 @@ async function issued(body: Record<string, unknown> = {}) {
 const emailsOf = async (quoteId: string) => t.deps.prisma.email.findMany({ where: { quoteId }, orderBy: { createdAt: "asc" } });
 
 test("every template renders under MJML's strict validation, branded, and escapes every value and the merchant's own text", async () => {
-  expect(TEMPLATE_NAMES).toHaveLength(17);
+  expect(TEMPLATE_NAMES).toHaveLength(20);
   const brand = { name: "Acme <Supplies>", logoUrl: "https://cdn.example.com/a.png", brandColor: "#123456", supportEmail: "s@acme.test" };
   for (const name of TEMPLATE_NAMES) {
     const r = await renderEmail(name, { ...SAMPLE_VARS, customerEmail: 'eve"<script>alert(1)</script>@x.test', commentBody: "<img src=x onerror=alert(1)>" }, brand);
@@ -165,7 +165,7 @@ test("a refused send is retried with backoff and then sent; without SMTP_URL ema
 
 test("templates: list, edit with placeholders (unknown ones 422), preview, reset; scopes and tenancy", async () => {
   const list = await api("GET", "email-templates", { key: demo.apiKey });
-  expect(list.body.data).toHaveLength(17);
+  expect(list.body.data).toHaveLength(TEMPLATE_NAMES.length);
   const put = await api("PUT", "email-templates/customer.quote_proposed", { key: demo.apiKey, body: { subject: "Offer {{quoteNumber}} inside", ctaLabel: "See it" } });
   expect(put.status).toBe(200);
   expect(put.body.data).toMatchObject({ customized: true, subject: "Offer {{quoteNumber}} inside", ctaLabel: "See it", defaults: { subject: "Your quote {{quoteNumber}} from {{merchantName}}" } });

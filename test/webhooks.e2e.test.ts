@@ -132,7 +132,9 @@ test("always fails: dead_letter after five attempts; replay delivers the origina
   await new Promise((r) => setTimeout(r, 400));
   expect(at("/dead")).toHaveLength(5);
   const detail = await api("GET", `webhook-endpoints/${ep.id}/deliveries/${ds[0].id}`, { key: demo.apiKey });
-  expect(detail.body.data.attemptLog.every((a: any) => a.responseExcerpt.length <= 500)).toBe(true);
+  // a body read that times out on a loaded machine leaves no excerpt; what was read is cut at 500 characters
+  expect(detail.body.data.attemptLog.every((a: any) => (a.responseExcerpt ?? "").length <= 500)).toBe(true);
+  expect(detail.body.data.attemptLog.some((a: any) => a.responseExcerpt?.length === 500)).toBe(true);
 
   const notDead = await endpoint("/alive", ["customer.updated"]);
   await emit(t, tenant, "customer.updated", {});

@@ -12,7 +12,7 @@ export interface Brand {
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
-export function Shell(p: { nonce: string; title: string; brand: Brand; css: (brandColor: string) => string; children: ComponentChildren; script?: string }) {
+export function Shell(p: { nonce: string; title: string; brand: Brand; css: (brandColor: string) => string; children: ComponentChildren; script?: string; scriptType?: "module" }) {
   const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : "#3e4c59";
   return (
     <html lang="en">
@@ -29,7 +29,7 @@ export function Shell(p: { nonce: string; title: string; brand: Brand; css: (bra
           <strong>{p.brand.name}</strong>
         </header>
         <main>{p.children}</main>
-        {p.script ? <script nonce={p.nonce} dangerouslySetInnerHTML={{ __html: p.script }} /> : null}
+        {p.script ? <script nonce={p.nonce} type={p.scriptType} dangerouslySetInnerHTML={{ __html: p.script }} /> : null}
       </body>
     </html>
   );

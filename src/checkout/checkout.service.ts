@@ -177,7 +177,7 @@ export async function insertSession(tx: Ctx, t: { applicationId: string; environ
   return session;
 }
 
-async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
+export async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
   const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findUnique({ where: { id }, include: include as I }) : null;
   if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
   return s as Prisma.CheckoutSessionGetPayload<{ include: I }>;
@@ -187,7 +187,7 @@ async function findSession<I extends Prisma.CheckoutSessionInclude = Record<neve
  * The keyless checkout routes (hosted page, payment methods, embed token, complete) are limited per session and,
  * for callers without a key, per IP: the session id is a bearer handle that a buyer's browser holds.
  */
-async function limitBuyer(ctx: Ctx, sessionId: string) {
+export async function limitBuyer(ctx: Ctx, sessionId: string) {
   const { limits } = ctx.deps;
   const states = await Promise.all([
     !ctx.principal && ctx.ip ? limits.consume("checkoutIp", ctx.ip) : null,

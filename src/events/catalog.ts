@@ -50,20 +50,22 @@ const BY_SCOPE: Record<string, string[]> = {
     "subscription.plan_changed", "subscription.renewed", "subscription.resumed", "subscription.trial_blocked", "subscription.updated",
   ],
   // Not subscribable: the signed test ping an endpoint owner asks for.
-  "webhooks:read": ["webhook.ping"],
+  "webhooks:read": ["webhook.ping", "extension.ping"],
 };
 
 /** Types delivered without a subscription and never listable in enabledEvents. */
-export const UNSUBSCRIBABLE = new Set(["webhook.ping", "extension.uninstalled", "extension.webhook_secret_rotated"]);
+export const UNSUBSCRIBABLE = new Set(["webhook.ping", "extension.uninstalled", "extension.webhook_secret_rotated", "extension.ping"]);
 /**
  * The types some code path records today (test/events-emitted.test.ts compares this with the recordEvent calls in
  * src/ both ways). The rest of the catalog is reserved for capabilities still being built: endpoints may subscribe
  * to them now and will receive them once they ship.
  */
 export const EMITTED_TODAY: ReadonlySet<string> = new Set([
+  "workspace.payment_method.added", "workspace.payment_method.default_changed", "workspace.payment_method.removed",
+  "workspace.platform_charge.succeeded", "workspace.platform_charge.failed", "workspace.trial_expired",
   "cart.created", "cart.updated", "cart.item_added", "cart.item_updated", "cart.item_removed", "cart.shipping_selected",
   "cart.shipping_cleared", "cart.tax_recomputed", "cart.checkout_started", "cart.converted", "cart.abandoned",
-  "cart.discount_applied", "cart.discount_removed", "discount.applied", "discount.removed",
+  "cart.discount_applied", "cart.discount_removed", "discount.applied", "discount.removed", "import.completed",
   "customer.created", "customer.payment_method_added", "customer.payment_method_removed", "payment.vaulted",
   "order.created", "order.updated", "order.cancelled", "order.closed", "order.fulfilled", "order.held", "order.hold_released", "order.comped", "order.comp_reversed",
   "payment.voided", "payment.recorded",
@@ -75,9 +77,13 @@ export const EMITTED_TODAY: ReadonlySet<string> = new Set([
   "subscription.backup_pm_used", "subscription.plan_changed", "subscription.plan_change_scheduled", "subscription.updated", "subscription.resumed",
   "quote.requested", "quote.proposed", "quote.declined", "quote.comment_added", "quote.viewed", "quote.revision_requested", "quote.accepted", "quote.converted", "quote.expired",
   "webhook.ping",
+  // extension installs (src/extensions): delivered to the install's managed endpoint only
+  "extension.uninstalled", "extension.webhook_secret_rotated", "extension.ping",
   // fulfillments and returns (src/fulfillments), order.fulfilled (status recompute, or payment landing on an order with nothing to deliver)
   "order.fulfilled", "fulfillment.created", "fulfillment.completed", "fulfillment.cancelled", "fulfillment.shipment.shipped", "fulfillment.shipment.delivered",
   "return.created", "return.updated",
+  // application scripts: beacons from the hosted checkout page (src/application-scripts/beacons.service.ts)
+  "script.loaded", "script.error", "script.blocked",
 ]);
 
 /** Retired names accepted on write and rewritten (platform.md part 9 rule 3). */
@@ -128,6 +134,7 @@ const TRIGGERS: Record<string, string> = {
   "extension.uninstalled": "An install is uninstalled (delivered after the state is set).",
   "extension.webhook_secret_rotated": "An install's signing secret is rotated (dual-signed).",
   "webhook.ping": "POST /webhook-endpoints/{id}/test.",
+  "extension.ping": "A signed probe of an install's endpoint: 2 minutes after each deploy, every 6 hours, and POST /installations/{id}/test.",
   "fulfillment.created": "A fulfillment is created (handover, or shipment pending or shipped).",
   "fulfillment.completed": "A fulfillment is completed: at once without a shipment, else when its shipment gets a tracking number or is delivered.",
   "fulfillment.cancelled": "A fulfillment is cancelled; its units are free to fulfil again.",
@@ -135,6 +142,9 @@ const TRIGGERS: Record<string, string> = {
   "fulfillment.shipment.delivered": "A shipment is marked delivered.",
   "return.created": "A return is requested.",
   "return.updated": "A return is received or cancelled; data.previousStatus is what it was.",
+  "script.loaded": "The hosted checkout page reports that an application script loaded (once per checkout session and script).",
+  "script.error": "The hosted checkout page reports that an application script failed to load or threw (reason load_failed or runtime_error).",
+  "script.blocked": "The browser refused a script on the hosted checkout page: integrity_mismatch (its bytes changed) or csp_violation.",
 };
 
 const REQUIRED_KEYS: Record<string, string[]> = {
@@ -161,6 +171,7 @@ const REQUIRED_KEYS: Record<string, string[]> = {
   "discount.removed": ["discountId", "code", "cartId", "reason"],
   "import.completed": ["importId", "mode"],
   "webhook.ping": ["endpointId"],
+  "extension.ping": ["installationId", "extensionId", "endpointId", "reason"],
   "fulfillment.created": ["fulfillmentId", "orderId", "customer", "fulfillment"],
   "fulfillment.completed": ["fulfillmentId", "orderId", "customer", "fulfillment"],
   "fulfillment.cancelled": ["fulfillmentId", "orderId", "customer", "fulfillment"],
@@ -168,6 +179,9 @@ const REQUIRED_KEYS: Record<string, string[]> = {
   "fulfillment.shipment.delivered": ["fulfillmentId", "orderId", "customer", "fulfillment"],
   "return.created": ["returnId", "orderId", "status", "customer", "return"],
   "return.updated": ["returnId", "orderId", "status", "previousStatus", "customer", "return"],
+  "script.loaded": ["checkoutSessionId", "scriptId", "reason"],
+  "script.error": ["checkoutSessionId", "scriptId", "reason"],
+  "script.blocked": ["checkoutSessionId", "scriptId", "reason", "blockedUri", "violatedDirective"],
 };
 
 export function eventTypeInfo(type: string) {

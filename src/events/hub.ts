@@ -21,6 +21,9 @@ export type HubPubSub = ReturnType<typeof createPubSub<Record<string, [Envelope]
 /** Subscribers listen per application + environment: the tenant every event belongs to. */
 export const tenantTopic = (applicationId: string, environmentId: string) => `events:${applicationId}:${environmentId}`;
 
+/** An import's progress topic: a ping per finished batch; listeners read the import again (tenant-checked). */
+export const importTopic = (importId: string) => `import:${importId}`;
+
 export interface Committed {
   applicationId: string;
   envelope: Envelope;
@@ -47,6 +50,11 @@ export class EventHub {
   committed(events: Committed[]) {
     for (const e of events) this.pubsub.publish(tenantTopic(e.applicationId, e.envelope.environmentId), e.envelope);
     for (const l of this.listeners) l(events);
+  }
+
+  /** An import's counters or status changed (a batch or a pass ended): wakes its importProgress subscribers. */
+  importChanged(importId: string) {
+    this.pubsub.publish(importTopic(importId), { id: importId, type: "import.progress", version: "1", workspaceId: "", environmentId: "", createdAt: new Date().toISOString(), data: null });
   }
 
   onCommitted(listener: (events: Committed[]) => void) {

@@ -23,7 +23,7 @@ export function idempotentMutations(): Plugin<GqlContext & { request?: Request }
       const ctx = args.contextValue as GqlContext & { request?: Request };
       const key = ctx.idempotencyKey;
       if (key === undefined || getOperationAST(args.document, args.operationName)?.operation !== "mutation") return;
-      const credentialId = ctx.principal?.credentialId ?? `public:${ctx.ip ?? "unknown"}`;
+      const credentialId = ctx.principal?.credentialId ?? (ctx.sessionUser ? `session:${ctx.sessionUser.sessionId}` : `public:${ctx.ip ?? "unknown"}`);
       const hash = requestHash("GRAPHQL", "/graphql", { query: print(args.document), variables: args.variableValues ?? {}, operationName: args.operationName ?? null });
       let claim;
       try {

@@ -3,6 +3,8 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
+import type { DocumentNode } from "graphql";
+import { operationIsGated } from "../billing/live-gate";
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
 import { type Deps, makeCtx, reportLimit } from "../shared/context";
@@ -38,8 +40,9 @@ export async function buildContext(deps: Deps, src: CredentialSource, ip?: strin
   try {
     // The wallet client token is for the /me/* REST routes only: GraphQL refuses it whatever else is sent.
     if (src.header(PM_TOKEN_HEADER)) throw errors.forbidden("X-Service-PM-Token is accepted only on /me/payment-methods and /me/subscriptions");
-    const { principal, limit } = await authenticateRequest(ctx, credentialsFrom(src));
+    const { principal, limit, gate } = await authenticateRequest(ctx, credentialsFrom(src), { deferGate: true });
     ctx.principal = principal;
+    ctx.liveGate = gate;
     reportLimit(ctx, limit);
     return ctx;
   } catch (e) {
@@ -51,6 +54,25 @@ export async function buildContext(deps: Deps, src: CredentialSource, ip?: strin
     }
     throw e;
   }
+}
+
+/** The live gate for GraphQL: an operation selecting any gated root field answers the credential's 402. */
+function liveGatePlugin() {
+  const refuse = (args: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) => {
+    const gate = (args.contextValue as GqlContext).liveGate;
+    if (!gate || !operationIsGated(args.document, args.operationName)) return null;
+    return createGraphQLError(gate.message, { extensions: { code: gate.code, status: gate.status, ...(gate.details ? { details: gate.details } : {}), http: { status: gate.status } } });
+  };
+  return {
+    onExecute({ args, setResultAndStopExecution }: any) {
+      const e = refuse(args);
+      if (e) setResultAndStopExecution({ errors: [e] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }: any) {
+      const e = refuse(args);
+      if (e) setResultAndStopExecution({ errors: [e] });
+    },
+  };
 }
 
 /** RateLimit-* headers on GraphQL HTTP responses: the context of each request keeps its bucket's state. */
@@ -82,6 +104,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       return ctx;
     },
     plugins: [
+      liveGatePlugin(),
       idempotentMutations(),
       {
         onResponse({ request, response }: { request: Request; response: Response }) {

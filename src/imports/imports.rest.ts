@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import type { Deps } from "../shared/context";
-import { createImport, getImport, inspectImport, receiveUpload, saveImportMapping } from "./imports.service";
+import { commitImport, createImport, getImport, getImportErrors, inspectImport, receiveUpload, saveImportMapping, undoImport, validateImport } from "./imports.service";
 
 export function importsRouter() {
   const r = Router();
@@ -9,6 +9,10 @@ export function importsRouter() {
   r.get("/imports/:id", async (req, res) => ok(res, await getImport(ctxOf(req), req.params.id)));
   r.post("/imports/:id/inspect", async (req, res) => ok(res, await inspectImport(ctxOf(req), req.params.id, req.body ?? {})));
   r.patch("/imports/:id/mapping", async (req, res) => ok(res, await saveImportMapping(ctxOf(req), req.params.id, req.body)));
+  r.post("/imports/:id/validate", async (req, res) => ok(res, await validateImport(ctxOf(req), req.params.id), 202));
+  r.post("/imports/:id/commit", async (req, res) => ok(res, await commitImport(ctxOf(req), req.params.id), 202));
+  r.post("/imports/:id/undo", async (req, res) => ok(res, await undoImport(ctxOf(req), req.params.id), 202));
+  r.get("/imports/:id/errors", async (req, res) => ok(res, await getImportErrors(ctxOf(req), req.params.id)));
   return r;
 }
 

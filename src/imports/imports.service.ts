@@ -1,10 +1,11 @@
 // Bulk imports, first slice: create (a signed upload URL), the upload itself (streamed to storage), inspect
-// (dialect, headers, sample, suggestions from the first 1 MB), the column mapping, and the read with progress.
+// (CSV/TSV: dialect, headers, sample, suggestions from the first 1 MB; Excel: the sheets and the chosen sheet's
+// headers, sample and suggestions), the column mapping, and the read with progress.
 // Every status move goes through import.machine.ts. An import of another environment of the same application is
 // 403 environment_mismatch; another application's is 404 like an unknown id.
 import type { Readable } from "node:stream";
 import { z } from "zod";
-import type { Import } from "../generated/prisma/client";
+import { type Import, Prisma } from "../generated/prisma/client";
 import { actorOf } from "../platform/actor";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Ctx, Deps } from "../shared/context";
@@ -12,20 +13,36 @@ import { DomainError, errors, parseInput } from "../shared/errors";
 import { signToken, verifyToken } from "../shared/signed-token";
 import { StorageLimitError, storageFor } from "../shared/storage";
 import { IMPORT_ENTITIES, type ImportEntity, matchTemplate, PROVIDERS, suggestFields, targetFields } from "./import.fields";
-import { INSPECT_BYTES, inspectHead, readHead } from "./import.inspect";
-import { moveImport } from "./import.machine";
+import { readExcelRows } from "./import.excel";
+import { INSPECT_BYTES, inspectHead, type Inspection, readHead, SAMPLE_ROWS, uniqueHeaders } from "./import.inspect";
+import { ImportStateError, moveImport } from "./import.machine";
+import { MAX_ERROR_ROWS } from "./import.runner";
+import { nudge, requireWorker } from "../shared/job-workers";
+import { stringify } from "csv-stringify";
+import { currentStateFirst, whileCredentialLive } from "../events/events.service";
+import { importTopic } from "../events/hub";
 
 export const UPLOAD_TTL_SECONDS = 3600;
 /** CSV or TSV: 500 MB (commerce limits). */
 export const CSV_MAX_BYTES = 500 * 1024 * 1024;
 export const CSV_MAX_ROWS = 500_000;
+/** .xlsx: 10 MB; .xls: 25 MB (commerce limits; 65,536 data rows either way, see import.excel.ts). */
+export const XLSX_MAX_BYTES = 10 * 1024 * 1024;
+export const XLS_MAX_BYTES = 25 * 1024 * 1024;
 const UPLOAD_PURPOSE = "import-upload.v1";
 
-const FORMATS: Record<string, { format: "csv" | "tsv"; contentType: string }> = {
-  csv: { format: "csv", contentType: "text/csv" },
-  txt: { format: "csv", contentType: "text/csv" },
-  tsv: { format: "tsv", contentType: "text/tab-separated-values" },
+export type FileFormat = "csv" | "tsv" | "xlsx" | "xls";
+type FormatRule = { format: FileFormat; contentType: string; maxBytes: number; limit: string };
+const CSV_RULE = { maxBytes: CSV_MAX_BYTES, limit: "500 MB for a CSV or TSV file" };
+const FORMATS: Record<string, FormatRule> = {
+  csv: { format: "csv", contentType: "text/csv", ...CSV_RULE },
+  txt: { format: "csv", contentType: "text/csv", ...CSV_RULE },
+  tsv: { format: "tsv", contentType: "text/tab-separated-values", ...CSV_RULE },
+  xlsx: { format: "xlsx", contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", maxBytes: XLSX_MAX_BYTES, limit: "10 MB for an .xlsx file" },
+  xls: { format: "xls", contentType: "application/vnd.ms-excel", maxBytes: XLS_MAX_BYTES, limit: "25 MB for an .xls file" },
 };
+const ruleOf = (format: string): FormatRule => Object.values(FORMATS).find((f) => f.format === format) ?? FORMATS.csv!;
+const isExcel = (format: string): format is "xlsx" | "xls" => format === "xlsx" || format === "xls";
 
 const fileName = z
   .string()
@@ -41,7 +58,9 @@ export const createImportInput = z.strictObject({
   provider: z.enum(PROVIDERS).optional(),
 });
 
-export const inspectImportInput = z.strictObject({ sheetName: z.string().trim().min(1).max(200).optional() });
+export const inspectImportInput = z.strictObject({
+  sheetName: z.string().min(1).max(200).optional().meta({ description: "Excel only: the sheet to read (default: the one chosen before, else the first)" }),
+});
 
 export const mappingInput = z.strictObject({
   columns: z.record(z.string().min(1).max(500), z.string().min(1).max(100).nullable()),
@@ -68,6 +87,7 @@ export function importView(i: Import) {
     uploadedBytes: i.uploadedBytes,
     uploadedAt: i.uploadedAt?.toISOString() ?? null,
     dialect: (i.dialect as { delimiter: string; quote: string; bom: boolean; encoding: string } | null) ?? null,
+    sheetName: i.sheetName,
     headers: (i.headers as string[] | null) ?? null,
     mapping: i.columns
       ? {
@@ -127,13 +147,8 @@ export async function createImport(ctx: Ctx, input: unknown) {
   const body = parseInput(createImportInput, input);
   const ext = /\.([A-Za-z0-9]+)$/.exec(body.fileName)?.[1]?.toLowerCase() ?? "";
   const kind = FORMATS[ext];
-  if (!kind) {
-    const excel = ext === "xlsx" || ext === "xls";
-    throw errors.validation([
-      { path: ["fileName"], message: excel ? "Excel files are not accepted yet: export the sheet as CSV" : "must end in .csv, .tsv or .txt" },
-    ]);
-  }
-  if (body.fileBytes > CSV_MAX_BYTES) throw errors.validation([{ path: ["fileBytes"], message: `must be at most ${CSV_MAX_BYTES} bytes (500 MB) for a CSV or TSV file` }]);
+  if (!kind) throw errors.validation([{ path: ["fileName"], message: "must end in .csv, .tsv, .txt, .xlsx or .xls" }]);
+  if (body.fileBytes > kind.maxBytes) throw errors.validation([{ path: ["fileBytes"], message: `must be at most ${kind.maxBytes} bytes (${kind.limit})` }]);
   const id = crypto.randomUUID();
   const fileKey = `imports/${t.applicationId}/${id}/source.${kind.format}`;
   const imp = await ctx.db.import.create({
@@ -152,7 +167,7 @@ export async function createImport(ctx: Ctx, input: unknown) {
     },
   });
   const expiresAt = new Date(ctx.clock.now().getTime() + UPLOAD_TTL_SECONDS * 1000);
-  return { importId: imp.id, uploadUrl: uploadUrl(ctx.deps, imp, CSV_MAX_BYTES, expiresAt), fileKey, contentType: kind.contentType, expiresIn: UPLOAD_TTL_SECONDS };
+  return { importId: imp.id, uploadUrl: uploadUrl(ctx.deps, imp, kind.maxBytes, expiresAt), fileKey, contentType: kind.contentType, expiresIn: UPLOAD_TTL_SECONDS };
 }
 
 const invalidUploadToken = () => new DomainError("invalid_token", 401, "The upload link is invalid or has expired");
@@ -189,22 +204,63 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
 
 // ---- inspect ----------------------------------------------------------------------------------------------------
 
+type Found = Inspection | (Omit<Inspection, "dialect"> & { dialect: null; sheets: string[]; sheet: string });
+
+const isSheetRefusal = (e: unknown) => e instanceof DomainError && (e.details?.issues as { path: unknown[] }[] | undefined)?.[0]?.path[0] === "sheetName";
+
+/**
+ * An Excel file's sheets and the chosen sheet's headers and sample. The sheet is the one asked for; else the one
+ * chosen at an earlier inspect when the (possibly re-uploaded) workbook still has it; else the first.
+ */
+async function inspectExcel(buf: Buffer, format: "xlsx" | "xls", asked: string | undefined, saved: string | null): Promise<Found> {
+  let read;
+  if (asked !== undefined) read = await readExcelRows(buf, format, asked);
+  else if (saved !== null) read = await readExcelRows(buf, format, saved).catch((e) => (isSheetRefusal(e) ? null : Promise.reject(e)));
+  read ??= await readExcelRows(buf, format);
+  const headers = uniqueHeaders(read.rows[0] ?? []);
+  const sample: string[][] = [];
+  for (let i = 1; i < read.rows.length && sample.length < SAMPLE_ROWS; i++) {
+    const row = read.rows[i]!;
+    if (row.every((c) => c === "")) continue; // an empty row in the sheet: not worth a sample line
+    sample.push(headers.map((_h, n) => row[n] ?? ""));
+  }
+  return { dialect: null, headers, sample, sheets: read.sheets, sheet: read.sheet };
+}
+
 export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
   requireScope(ctx, "imports:write");
   const body = parseInput(inspectImportInput, input ?? {});
   const imp = await findImport(ctx, id);
-  if (body.sheetName !== undefined) throw errors.validation([{ path: ["sheetName"], message: "applies to Excel files only" }]);
+  const format = imp.fileFormat;
+  if (body.sheetName !== undefined && !isExcel(format)) throw errors.validation([{ path: ["sheetName"], message: "applies to Excel files only" }]);
   const storage = storageFor(ctx.deps.config);
   const size = await storage.size(imp.fileKey);
   if (!size) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet (or it is empty)");
-  if (size > CSV_MAX_BYTES) throw errors.validation([{ path: ["file"], message: `is larger than ${CSV_MAX_BYTES} bytes (500 MB)` }]);
-  const stream = await storage.getStream(imp.fileKey, { end: INSPECT_BYTES - 1 });
-  if (!stream) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
-  const found = await inspectHead(await readHead(stream), size > INSPECT_BYTES);
+  const rule = ruleOf(format);
+  if (size > rule.maxBytes) throw errors.validation([{ path: ["file"], message: `is larger than ${rule.maxBytes} bytes (${rule.limit})` }]);
+  let found: Found;
+  if (isExcel(format)) {
+    const buf = await storage.get(imp.fileKey);
+    if (!buf?.length) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+    found = await inspectExcel(buf, format, body.sheetName, imp.sheetName);
+  } else {
+    const stream = await storage.getStream(imp.fileKey, { end: INSPECT_BYTES - 1 });
+    if (!stream) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+    found = await inspectHead(await readHead(stream), size > INSPECT_BYTES);
+  }
+  const sheet = "sheet" in found ? found.sheet : null;
   const entity = imp.entityType as ImportEntity;
   const suggested = suggestFields(entity, found.headers);
-  const data = { dialect: found.dialect, headers: found.headers, uploadedBytes: size };
-  const moved = ["created", "mapping"].includes(imp.status) ? await moveImport(ctx, imp, "mapping", data) : await ctx.db.import.update({ where: { id: imp.id }, data });
+  const data = { dialect: found.dialect ?? Prisma.DbNull, headers: found.headers, uploadedBytes: size, sheetName: sheet };
+  // Another sheet means other rows: like a new mapping it clears dryRunAt and sends the import back to mapping.
+  const sheetChanged = sheet !== null && imp.sheetName !== null && imp.sheetName !== sheet;
+  if (sheetChanged && imp.status === "failed" && imp.lastPassMode === "commit") {
+    throw new DomainError("invalid_import_state", 409, "A commit has started writing rows: the sheet cannot change; commit again to resume or undo");
+  }
+  const moved =
+    sheetChanged || ["created", "mapping"].includes(imp.status)
+      ? await moveImport(ctx, imp, "mapping", sheetChanged ? { ...data, dryRunAt: null } : data)
+      : await ctx.db.import.update({ where: { id: imp.id }, data });
   return {
     importId: moved.id,
     status: moved.status,
@@ -215,7 +271,8 @@ export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
     matchedTemplate: matchTemplate(found.headers),
     suggestions: found.headers.map((header) => ({ header, field: suggested[header] ?? null })),
     targetFields: [...targetFields(entity)],
-    sheets: null,
+    sheets: "sheets" in found ? found.sheets : null,
+    sheetName: sheet,
   };
 }
 export type ImportInspection = Awaited<ReturnType<typeof inspectImport>>;
@@ -256,4 +313,108 @@ export async function saveImportMapping(ctx: Ctx, id: string, input: unknown): P
     dryRunAt: null,
   });
   return importView(moved);
+}
+
+// ---- validate, commit, undo -------------------------------------------------------------------------------------
+// Each verb moves the import (compare-and-set) and hands the pass to the job worker (import.runner.ts): 202 with
+// the import at its new status. Without a live worker the verb is refused with 503 queue_unavailable, and nothing
+// moves.
+
+const REQUIRED_FIELDS: Record<ImportEntity, { anyOf: string[] }[]> = {
+  customer: [{ anyOf: ["customer.email", "customer.externalId"] }],
+  order: [{ anyOf: ["order.externalId"] }, { anyOf: ["order.date"] }],
+};
+
+export async function validateImport(ctx: Ctx, id: string): Promise<ImportView> {
+  requireScope(ctx, "imports:write");
+  const imp = await findImport(ctx, id);
+  if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", 409, "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
+  const mapped = new Set(Object.values(imp.columns as Record<string, string>));
+  const missing = REQUIRED_FIELDS[imp.entityType as ImportEntity]
+    .filter((r) => !r.anyOf.some((f) => mapped.has(f)))
+    .map((r) => ({ path: ["columns"], message: `map a column to ${r.anyOf.join(" or ")}` }));
+  if (missing.length) throw errors.validation(missing);
+  if (imp.status === "failed" && imp.lastPassMode !== "validate") {
+    throw new DomainError("invalid_import_state", 409, `A ${imp.lastPassMode} has started writing rows: commit again to resume, or undo`);
+  }
+  await requireWorker(ctx.db);
+  const moved = await moveImport(ctx, imp, "validating", { lastPassMode: "validate", dryRunAt: null, failureReason: null, leaseOwner: null, leaseUntil: null, checkpointRow: 0 });
+  nudge("import-runner");
+  return importView(moved);
+}
+
+export async function commitImport(ctx: Ctx, id: string): Promise<ImportView> {
+  requireScope(ctx, "imports:write");
+  const imp = await findImport(ctx, id);
+  if (imp.status === "committing") throw new DomainError("invalid_import_state", 409, "The commit is already running");
+  if (!imp.dryRunAt || (imp.status !== "validated" && imp.status !== "failed")) {
+    if (["created", "mapping", "validating"].includes(imp.status) || (imp.status === "failed" && !imp.dryRunAt)) {
+      throw new DomainError("validation_required", 409, "Run the dry run (POST /imports/{id}/validate) and let it finish before committing");
+    }
+    throw new ImportStateError(imp.status, "committing");
+  }
+  if (imp.status === "failed" && imp.lastPassMode === "undo") throw new DomainError("invalid_import_state", 409, "An undo has started: undo again to finish it");
+  await requireWorker(ctx.db);
+  const moved = await moveImport(ctx, imp, "committing", { lastPassMode: "commit", failureReason: null, leaseOwner: null, leaseUntil: null });
+  nudge("import-runner");
+  return importView(moved);
+}
+
+export async function undoImport(ctx: Ctx, id: string): Promise<ImportView> {
+  requireScope(ctx, "imports:write");
+  const imp = await findImport(ctx, id);
+  const undoable = imp.status === "completed" || (imp.status === "failed" && (imp.lastPassMode === "commit" || imp.lastPassMode === "undo"));
+  if (!undoable) {
+    const why = ["validating", "committing", "undoing"].includes(imp.status)
+      ? `a ${imp.status.replace(/ing$/, "e")} is still running`
+      : imp.status === "undone"
+        ? "the import was already undone"
+        : "nothing was committed (a dry run writes nothing)";
+    throw new DomainError("undo_not_available", 409, `This import cannot be undone: ${why}`);
+  }
+  await requireWorker(ctx.db);
+  const moved = await moveImport(ctx, imp, "undoing", { failureReason: null, leaseOwner: null, leaseUntil: null });
+  nudge("import-runner");
+  return importView(moved);
+}
+
+// ---- the error report -------------------------------------------------------------------------------------------
+
+export const ERROR_REPORT_ROWS = MAX_ERROR_ROWS;
+
+export async function getImportErrors(ctx: Ctx, id: string) {
+  requireScope(ctx, "imports:read");
+  const imp = await findImport(ctx, id);
+  const rows = await ctx.db.importError.findMany({
+    where: { importId: imp.id },
+    orderBy: [{ rowNumber: "asc" }, { createdAt: "asc" }, { id: "asc" }],
+    select: { rowNumber: true, columnName: true, code: true, message: true },
+  });
+  if (!rows.length || imp.rowsFailed === 0) throw new DomainError("no_errors", 404, "The import's last pass reported no failed rows");
+  const rowsIncluded = new Set(rows.map((r) => r.rowNumber)).size;
+  const csv = await new Promise<string>((resolve, reject) =>
+    stringify(
+      rows.map((r) => [r.rowNumber, r.columnName ?? "", r.code, r.message]),
+      { header: true, columns: ["rowNumber", "columnName", "code", "message"], record_delimiter: "windows", escape_formulas: true, quoted_match: /[\r\n]/ },
+      (err, out) => (err ? reject(err) : resolve(out)),
+    ),
+  );
+  const base = imp.fileName.replace(/\.[A-Za-z0-9]+$/, "");
+  return {
+    importId: imp.id,
+    rowsFailed: imp.rowsFailed,
+    rowsIncluded,
+    truncated: imp.rowsFailed > rowsIncluded,
+    filename: `${base}-errors.csv`,
+    csv,
+    errors: rows,
+  };
+}
+export type ImportErrorReport = Awaited<ReturnType<typeof getImportErrors>>;
+
+/** importProgress: the import now, then again after each batch and at the end of each pass (tenant-checked once). */
+export async function subscribeImportProgress(ctx: Ctx, id: string) {
+  requireScope(ctx, "imports:read");
+  const imp = await findImport(ctx, id);
+  return whileCredentialLive(ctx, currentStateFirst(ctx.deps.hub.pubsub.subscribe(importTopic(imp.id))));
 }

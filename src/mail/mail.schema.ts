@@ -14,7 +14,7 @@ const EmailStatusEnum = describedEnum<"queued" | "sending" | "sent" | "kept" | "
   kept: "Rendered and kept in the outbox (no SMTP_URL)",
   failed: "Refused after every retry",
 });
-const AudienceEnum = describedEnum<"buyer" | "merchant">("EmailAudience", "Who an email is for", { buyer: "The quote's buyer", merchant: "The merchant team" });
+const AudienceEnum = describedEnum<"buyer" | "merchant" | "invitee" | "member">("EmailAudience", "Who an email is for", { buyer: "The quote's buyer", merchant: "The merchant team", invitee: "A person invited to join the workspace", member: "Named members: an application's admins, an extension's publisher" });
 
 const EmailRef = builder.objectRef<EmailView>("Email").implement({
   description: "An email in the outbox",

@@ -60,7 +60,7 @@ export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: s
     environmentId: t.environmentId,
     template: e.template,
     audience,
-    toAddresses: audience === "buyer" ? (e.to ?? []) : [],
+    toAddresses: audience === "merchant" ? [] : (e.to ?? []),
     toPaymentBuyer: audience === "buyer" && Boolean(e.toPaymentBuyer && e.paymentId),
     vars: e.vars,
     dedupeKey: `${e.cause}:${e.template}`,
@@ -69,7 +69,7 @@ export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: s
     paymentId: e.paymentId ?? null,
     nextAttemptAt: tx.clock.now().toISOString(),
   };
-  if (audience === "buyer" && row.toAddresses.length === 0 && !row.toPaymentBuyer) return null;
+  if (audience !== "merchant" && row.toAddresses.length === 0 && !row.toPaymentBuyer) return null;
   if (!tx.pendingEmails) {
     const list: Pending[] = [];
     tx.pendingEmails = list;
@@ -94,7 +94,7 @@ export function emailInsertSql(n: number) {
          WHERE p.id = x."paymentId" AND COALESCE(p.metadata #>> '{net30Acceptance,billingEmail}', o.email) IS NOT NULL)
        ELSE x."toAddresses" END AS addresses
      ) AS to_
-     WHERE x.audience <> 'buyer' OR cardinality(to_.addresses) > 0
+     WHERE x.audience = 'merchant' OR cardinality(to_.addresses) > 0
      ON CONFLICT ("dedupeKey") DO NOTHING`;
 }
 
@@ -137,7 +137,7 @@ async function brandOf(ctx: Ctx, applicationId: string): Promise<Brand & { works
 /** The merchant team: the application's supportEmail, else the workspace's owners and admins. */
 async function merchantAddresses(ctx: Ctx, brand: Brand & { workspaceId: string }): Promise<string[]> {
   if (brand.supportEmail) return [brand.supportEmail];
-  const members = await ctx.db.member.findMany({ where: { workspaceId: brand.workspaceId, workspaceRole: { in: ["owner", "workspace_admin"] } }, select: { user: { select: { email: true } } } });
+  const members = await ctx.db.member.findMany({ where: { workspaceId: brand.workspaceId, removedAt: null, workspaceRole: { in: ["owner", "workspace_admin"] } }, select: { user: { select: { email: true } } } });
   return [...new Set(members.map((m) => m.user.email))];
 }
 

@@ -5,7 +5,8 @@
 import escapeHtml from "escape-html";
 import mjml2html from "mjml";
 
-export type Audience = "buyer" | "merchant";
+/** buyer and invitee emails go to the addresses queued with them; merchant emails to the team, resolved at send */
+export type Audience = "buyer" | "merchant" | "invitee" | "member";
 
 export interface TemplateText {
   subject: string;
@@ -19,7 +20,7 @@ interface TemplateDef extends TemplateText {
   audience: Audience;
   description: string;
   /** the variable holding the button's URL */
-  cta: "quoteUrl" | "checkoutUrl" | "invoiceUrl" | null;
+  cta: "quoteUrl" | "checkoutUrl" | "invoiceUrl" | "inviteUrl" | null;
 }
 
 export const EMAIL_TEMPLATES = {
@@ -176,6 +177,33 @@ export const EMAIL_TEMPLATES = {
     ctaLabel: "Download the invoice",
     cta: "invoiceUrl",
   },
+  "member.invitation": {
+    audience: "invitee",
+    description: "To the person invited to join the workspace (on create and on each resend), with the accept link",
+    subject: "{{inviterEmail}} invited you to {{workspaceName}}",
+    heading: "Join {{workspaceName}}",
+    body: "{{inviterEmail}} invited you to join the {{workspaceName}} workspace. The invitation is valid until {{expiresAt}}; sign in as {{inviteeEmail}} to accept it.",
+    ctaLabel: "Accept the invitation",
+    cta: "inviteUrl",
+  },
+  "client.partner_handoff": {
+    audience: "buyer",
+    description: "To a partner's client when the partner hands the trial workspace and its billing over (POST /partner/trials/{id}/claim-billing)",
+    subject: "{{merchantName}} is handing {{workspaceName}} over to you",
+    heading: "Your workspace is ready",
+    body: "{{merchantName}} set up the workspace {{workspaceName}} for you and hands it and its billing over. To accept, send this handoff code to POST /api/v1/partner/handoffs/accept before {{expiresAt}}: {{handoffToken}}",
+    ctaLabel: null,
+    cta: null,
+  },
+  "member.extension_endpoint_alert": {
+    audience: "member",
+    description: "To the application's admins and the extension's publisher when an extension install's endpoint keeps failing (three 401/403 answers in a row, a failed probe, or suspension after repeated dead letters)",
+    subject: "Extension {{extensionName}}: its webhook endpoint needs attention",
+    heading: "{{extensionName}} is not receiving events",
+    body: "The webhook endpoint of the extension {{extensionName}} installed in {{merchantName}} needs attention: {{message}}",
+    ctaLabel: null,
+    cta: null,
+  },
 } as const satisfies Record<string, TemplateDef>;
 
 export type TemplateName = keyof typeof EMAIL_TEMPLATES;
@@ -205,9 +233,17 @@ export interface EmailVars {
   invoiceNumber?: string;
   dueDate?: string;
   invoiceUrl?: string;
+  // workspace invitations and partner handoffs
+  workspaceName?: string;
+  inviterEmail?: string;
+  inviteeEmail?: string;
+  inviteUrl?: string;
+  handoffToken?: string;
+  // extensions
+  extensionName?: string;
 }
 export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "quoteUrl", "checkoutUrl",
-  "amount", "orderId", "paymentMethod", "paidAt", "invoiceNumber", "dueDate", "invoiceUrl"];
+  "amount", "orderId", "paymentMethod", "paidAt", "invoiceNumber", "dueDate", "invoiceUrl", "workspaceName", "inviterEmail", "inviteeEmail", "inviteUrl", "handoffToken", "extensionName"];
 
 export interface Brand {
   name: string;
@@ -237,6 +273,12 @@ export const SAMPLE_VARS: EmailVars = {
   invoiceNumber: "INV-1042",
   dueDate: "December 25, 2026",
   invoiceUrl: "https://api.example.com/api/v1/payments/7d0f2c1e-5b7a-4e0c-9a51-2f4b8c6d1e90/invoice/download?token=sample",
+  workspaceName: "Acme",
+  inviterEmail: "owner@acme.example",
+  inviteeEmail: "sam@acme.example",
+  inviteUrl: "https://dashboard.example.com/invites/inv_sample",
+  handoffToken: "hof_sample",
+  extensionName: "Shipping Labels Pro",
 };
 
 /** {{name}} -> the variable's value (missing ones become an em dash), each through `wrap`. */

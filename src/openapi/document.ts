@@ -36,6 +36,12 @@ import { registerOrderOps } from "./order-ops.paths";
 import { registerWallet } from "./wallet.paths";
 import { registerSubscriptions } from "./subscriptions.paths";
 import { registerImports } from "./imports.paths";
+import { registerMembers } from "./members.paths";
+import { registerApplicationScripts } from "./application-scripts.paths";
+import { registerBilling } from "./billing.paths";
+import { registerExtensions } from "./extensions.paths";
+import { registerExtensionSessions } from "./extension-sessions.paths";
+import { registerOAuth } from "./oauth.paths";
 
 type Method = RouteConfig["method"];
 type Params = Record<string, string>;
@@ -55,11 +61,18 @@ interface Op {
   meta?: z.ZodType;
   /** the success body is a CSV file (text/csv), not JSON */
   csv?: string;
+  /** the success body is a script (text/javascript), not JSON */
+  javascript?: string;
+  /** extension client credentials (HTTP Basic): "only" them, or "also" besides keys */
+  clientCredentials?: "only" | "also";
+  /** the request body is a raw image of one of these types, not JSON */
+  imageBody?: readonly string[];
 }
 
 const uuidParam = (what: string) =>
   what === "name"
     ? z.string().meta({ description: "The template's name, e.g. customer.quote_proposed" })
+    : what === "sha256" ? z.string().meta({ description: "The version's SHA-256, 64 hex characters" })
     : what === "token" ? z.string().meta({ description: "The quote's share token (qt_...): the buyer link's authority" }) : z.string().meta({ description: `${what} id`, format: "uuid" });
 
 const rateLimitHeaders = {
@@ -80,16 +93,25 @@ function register(reg: OpenAPIRegistry, method: Method, path: string, op: Op) {
     path,
     summary: op.summary,
     tags: [op.tag],
-    security: op.keyless ? [] : op.pmToken ? [{ pmToken: [] }] : [{ apiKey: [] }, { dashboardSession: [] }],
+    security: op.keyless
+      ? []
+      : op.pmToken
+      ? [{ pmToken: [] }]
+      : op.clientCredentials === "only"
+      ? [{ clientCredentials: [] }]
+      : [{ apiKey: [] }, { dashboardSession: [] }, ...(op.clientCredentials === "also" ? [{ clientCredentials: [] }] : [])],
     request: {
       ...(Object.keys(params).length ? { params: z.object(params) } : {}),
       ...(op.query ? { query: op.query } : {}),
       ...(method === "post" ? { headers: z.object({ "Idempotency-Key": z.string().min(1).max(255).optional().meta({ description: "Replays the first response for 24 h (per credential); secrets come back null" }) }) } : {}),
       ...(op.body ? { body: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
+      ...(op.imageBody ? { body: { required: true, content: Object.fromEntries(op.imageBody.map((t) => [t, { schema: { type: "string" as const, format: "binary" } }])) } } : {}),
     },
     responses: {
       [op.ok[0]]: op.csv
         ? { description: op.csv, content: { "text/csv": { schema: { type: "string" as const } } } }
+        : op.javascript
+        ? { description: op.javascript, content: { "text/javascript": { schema: { type: "string" as const } } } }
         : okSchema
         ? { description: "Success", headers: op.keyless ? {} : { "RateLimit-Limit": rateLimitHeaders["RateLimit-Limit"], "RateLimit-Remaining": rateLimitHeaders["RateLimit-Remaining"], "RateLimit-Reset": rateLimitHeaders["RateLimit-Reset"] }, content: { "application/json": { schema: okSchema } } }
         : { description: "Success, no body" },
@@ -185,6 +207,12 @@ function registerAll(reg: OpenAPIRegistry) {
   registerWallet(r);
   registerSubscriptions(r);
   registerImports(r);
+  registerMembers(r);
+  registerApplicationScripts(r);
+  registerBilling(r);
+  registerExtensions(r);
+  registerExtensionSessions(r);
+  registerOAuth(r);
   // payments
   r("get", "/payments", { tag: "payments", summary: "Payments, newest first", query: paymentFilters, ok: [200, S.Payment, "page"] });
   r("get", "/payments/{id}", { tag: "payments", summary: "A payment", params: id, ok: [200, S.Payment] });
@@ -242,7 +270,8 @@ export function openApiDocument() {
   if (cached) return cached;
   const reg = new OpenAPIRegistry();
   reg.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "X-API-Key", description: "A secret key (sk_…)" });
-  reg.registerComponent("securitySchemes", "dashboardSession", { type: "http", scheme: "bearer", description: "A dashboard session token (dst_…)" });
+  reg.registerComponent("securitySchemes", "dashboardSession", { type: "http", scheme: "bearer", description: "A dashboard session token (dst_…), or an extension session token (an RS256 JWT from POST /installations/{id}/session: its install's scopes, application and environment only)" });
+  reg.registerComponent("securitySchemes", "clientCredentials", { type: "http", scheme: "basic", description: "An extension's client credentials: base64(clientId:clientSecret), unwrapped; four routes only" });
   reg.registerComponent("securitySchemes", "pmToken", { type: "apiKey", in: "header", name: "X-Service-PM-Token", description: "A wallet client token (pmt_…) for one customer: /me/payment-methods* and /me/subscriptions* only" });
   registerAll(reg);
   cached = new OpenApiGeneratorV31(reg.definitions).generateDocument({

@@ -20,6 +20,7 @@ export const ImportRead = z
     uploadedBytes: z.number().int().nullable(),
     uploadedAt: ts.nullable(),
     dialect: Dialect.nullable(),
+    sheetName: z.string().nullable().meta({ description: "Excel files: the sheet read (chosen at inspect); null for CSV/TSV" }),
     headers: z.array(z.string()).nullable(),
     mapping: z
       .object({
@@ -37,12 +38,20 @@ export const ImportRead = z
     rowsSkipped: z.number().int(),
     rowsFailed: z.number().int(),
     lastPassMode: z.enum(["validate", "commit", "undo"]).nullable(),
-    errorSummary: z.record(z.string(), z.unknown()),
+    errorSummary: z
+      .record(z.string(), z.object({ count: z.number().int(), sample: z.array(z.union([z.string(), z.number()])) }))
+      .meta({ description: "Failed rows by error code (sample: row numbers), plus notes total_mismatches, rows_appended, orders_rewritten, customers_created" }),
     dryRunAt: ts.nullable(),
     committedAt: ts.nullable(),
     progress: z.object({ rowsTotal: z.number().int().nullable(), rowsProcessed: z.number().int(), percent: z.number().int().nullable() }),
     failureReason: z.string().nullable(),
-    undoResult: z.record(z.string(), z.unknown()).nullable(),
+    undoResult: z
+      .object({
+        deleted: z.record(z.string(), z.number().int()).meta({ description: "Rows deleted per entity type" }),
+        kept: z.number().int(),
+        keptReasons: z.record(z.string(), z.number().int()).meta({ description: "Kept rows per reason (customer_has_orders, order_has_payments, …)" }),
+      })
+      .nullable(),
     createdAt: ts,
     updatedAt: ts,
   })
@@ -61,15 +70,28 @@ const ImportInspection = z
     importId: z.string(),
     status: z.enum(IMPORT_STATUSES),
     fileFormat: z.string(),
-    dialect: Dialect,
+    dialect: Dialect.nullable(),
     headers: z.array(z.string()),
     sample: z.array(z.array(z.string())).meta({ description: "Up to 20 data rows, each aligned with headers" }),
     matchedTemplate: z.enum(["shopify", "woocommerce"]).nullable(),
     suggestions: z.array(z.object({ header: z.string(), field: z.string().nullable() })),
     targetFields: z.array(z.string()),
-    sheets: z.array(z.string()).nullable(),
+    sheets: z.array(z.string()).nullable().meta({ description: "Excel files: every sheet name, in workbook order; null for CSV/TSV" }),
+    sheetName: z.string().nullable().meta({ description: "Excel files: the sheet read; null for CSV/TSV" }),
   })
   .meta({ id: "ImportInspection" });
+
+const ImportErrorReport = z
+  .object({
+    importId: z.string(),
+    rowsFailed: z.number().int(),
+    rowsIncluded: z.number().int(),
+    truncated: z.boolean(),
+    filename: z.string(),
+    csv: z.string().meta({ description: "rowNumber,columnName,code,message (formulas escaped)" }),
+    errors: z.array(z.object({ rowNumber: z.number().int(), columnName: z.string().nullable(), code: z.string(), message: z.string() })),
+  })
+  .meta({ id: "ImportErrorReport" });
 
 type Reg = (
   method: "get" | "post" | "patch" | "delete",
@@ -80,8 +102,12 @@ type Reg = (
 export function registerImports(r: Reg) {
   const tag = "imports";
   const id = { id: "The import's" };
-  r("post", "/imports", { tag, summary: "Start an import: a signed upload URL valid 1 hour (imports:write; CSV/TSV up to 500 MB)", body: createImportInput, ok: [201, ImportUpload] });
+  r("post", "/imports", { tag, summary: "Start an import: a signed upload URL valid 1 hour (imports:write; CSV/TSV up to 500 MB, .xlsx 10 MB, .xls 25 MB)", body: createImportInput, ok: [201, ImportUpload] });
   r("get", "/imports/{id}", { tag, summary: "An import with its counters and progress (imports:read; 403 environment_mismatch)", params: id, ok: [200, ImportRead] });
-  r("post", "/imports/{id}/inspect", { tag, summary: "Dialect, headers, 20-row sample and suggested fields from the first 1 MB (imports:write; 404 file_not_uploaded)", params: id, body: inspectImportInput, ok: [200, ImportInspection] });
+  r("post", "/imports/{id}/inspect", { tag, summary: "Dialect (CSV/TSV) or sheets (Excel), headers, 20-row sample and suggested fields (imports:write; 404 file_not_uploaded)", params: id, body: inspectImportInput, ok: [200, ImportInspection] });
   r("patch", "/imports/{id}/mapping", { tag, summary: "Save the column mapping; clears dryRunAt (imports:write; 422 naming both headers mapped to one field)", params: id, body: mappingInput, ok: [200, ImportRead] });
+  r("post", "/imports/{id}/validate", { tag, summary: "Start the dry run as a job: every row checked, nothing written (imports:write; 202; 503 queue_unavailable)", params: id, ok: [202, ImportRead] });
+  r("post", "/imports/{id}/commit", { tag, summary: "Start or resume the commit (imports:write; 202; 409 validation_required without a finished dry run)", params: id, ok: [202, ImportRead] });
+  r("post", "/imports/{id}/undo", { tag, summary: "Delete what the commit created, keeping what others depend on (imports:write; 202; 409 undo_not_available)", params: id, ok: [202, ImportRead] });
+  r("get", "/imports/{id}/errors", { tag, summary: "The failed rows of the last pass, first 10,000 rows, as rows and CSV (imports:read; 404 no_errors)", params: id, ok: [200, ImportErrorReport] });
 }

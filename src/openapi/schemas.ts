@@ -25,13 +25,21 @@ export const PageMeta = z.object({ pagination: z.object({ cursor: z.string().nul
 
 export const Whoami = z
   .object({
-    type: z.enum(["api_key", "clerk_jwt"]),
+    type: z.enum(["api_key", "clerk_jwt", "extension_session", "oauth"]),
     scopes: z.array(z.string()),
     workspace: z.object({ id, name: z.string(), slug: z.string() }),
     application: z.object({ id, name: z.string(), slug: z.string(), currency: z.string() }).nullable(),
     environment: z.object({ id, slug: z.string(), kind: z.string(), providerEnvironment: z.string() }),
     apiKey: z.object({ id, name: z.string(), keyPrefix: z.string() }).nullable(),
+    oauth: z
+      .object({ grantId: z.string(), clientId: z.string(), clientName: z.string().nullable() })
+      .optional()
+      .meta({ description: "For an OAuth access token: the authorized app (grant) and the client it was issued to" }),
     member: z.object({ id, email: z.string(), workspaceRole: z.string().nullable() }).optional(),
+    extension: z
+      .object({ installationId: z.string(), extensionId: z.string(), version: z.string().nullable(), user: z.object({ id, email: z.string() }), role: z.string(), expiresAt: ts })
+      .optional()
+      .meta({ description: "Extension session tokens only: the install it acts for and the user who opened it" }),
   })
   .meta({ id: "Whoami" });
 
@@ -582,7 +590,7 @@ export const Email = z
   .object({
     id,
     template: z.string(),
-    audience: z.enum(["buyer", "merchant"]),
+    audience: z.enum(["buyer", "merchant", "invitee", "member"]),
     to: z.array(z.string()),
     status: z.enum(["queued", "sending", "sent", "kept", "failed"]),
     subject: z.string().nullable().meta({ description: "Set once rendered by the mail job" }),
@@ -603,7 +611,7 @@ const templateText = { subject: z.string(), heading: z.string(), body: z.string(
 export const EmailTemplate = z
   .object({
     name: z.string(),
-    audience: z.enum(["buyer", "merchant"]),
+    audience: z.enum(["buyer", "merchant", "invitee", "member"]),
     description: z.string(),
     ...templateText,
     defaults: z.object(templateText).strict(),

@@ -12,6 +12,8 @@ export interface ActorRef {
 export function actorOf(subject: { principal: Principal | null }): ActorRef {
   const p = subject.principal;
   if (!p) return { actorType: "system", actorId: null, actorName: null };
+  // an extension's iframe acts for its install (named after the extension), on behalf of the member who opened it
+  if (p.extension) return { actorType: "integration", actorId: p.extension.installationId, actorName: `${p.extension.extensionName} (${p.extension.user.email})` };
   if (p.member) return { actorType: "user", actorId: p.member.id, actorName: p.member.email ?? null };
   return { actorType: "integration", actorId: p.apiKey?.id ?? null, actorName: p.apiKey?.name ?? null };
 }

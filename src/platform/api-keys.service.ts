@@ -82,6 +82,6 @@ export async function revokeApiKey(ctx: Ctx, id: string) {
 
 function requireDashboardForKeys(ctx: Ctx) {
   const p = ctx.principal;
-  if (p?.type === "api_key") throw errors.forbidden("API keys cannot create or revoke API keys; use a dashboard session");
+  if (p?.type === "api_key" || p?.type === "extension_session") throw errors.forbidden("API keys and extension sessions cannot create or revoke API keys; use a dashboard session");
   return requireDashboard(ctx);
 }

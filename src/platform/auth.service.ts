@@ -5,14 +5,21 @@ import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { DomainError, errors } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
 import type { LimitState } from "../shared/rate-limit";
+import { authenticateExtensionSession, extensionSessionIsLive, looksLikeJwt } from "../extensions/session-auth";
 import { memberCanUseEnvironment, memberHasPermission, type Permission } from "./permissions";
-import type { EnvironmentKind, MemberInfo, Principal, Tenant } from "./principal";
+import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal, Tenant } from "./principal";
+import { liveGate } from "../billing/live-gate";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "../billing/workspace-billing";
+import { authenticateAccessToken } from "../oauth/access-tokens";
+import { SIGNING_KID_PREFIX } from "./signing-keys";
 
 export interface CredentialInput {
   apiKey?: string | null;
   authorization?: string | null;
   applicationId?: string | null;
   environmentId?: string | null;
+  /** the route accepts Basic extension client credentials (the four extension self routes); elsewhere they are 403 */
+  basicAllowed?: boolean;
 }
 
 const uuid = z.uuid();
@@ -23,11 +30,23 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
   const auth = input.authorization?.trim();
   if (apiKey) return authenticateApiKey(ctx, apiKey);
   if (auth) {
+    if (/^Basic(\s|$)/i.test(auth)) {
+      ctx.extensionClient = await authenticateExtensionClient(ctx, auth);
+      if (!input.basicAllowed) {
+        throw errors.forbidden(
+          "Extension client credentials reach only GET /extensions/me/installations, GET /installations/{id}/webhook-secret, POST /installations/{id}/api-key and POST /installations/{id}/rotate-webhook-secret",
+        );
+      }
+      return null;
+    }
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
-    if (!m) throw errors.unauthorized("Authorization must be 'Bearer <dashboard session token>'");
+    if (!m) throw errors.unauthorized("Authorization must be 'Bearer <dashboard session token>', 'Bearer <OAuth access token>' or 'Bearer <extension session token>'");
     if (/^(sk|pk)_/.test(m[1])) {
       throw errors.unauthorized("This is an API key, not a dashboard session: send it as the X-API-Key header (X-API-Key: sk_…), not as Authorization: Bearer");
     }
+    // OAuth access tokens and extension session tokens are RS256 JWTs (dashboard tokens are opaque dst_…); the key
+    // that signed one says which it is (kid oauth-… or extensions-…), and each path verifies it with its own keys.
+    if (looksLikeJwt(m[1])) return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1]) : authenticateExtensionSession(ctx, m[1]);
     return authenticateDashboard(ctx, m[1], input);
   }
   return null;
@@ -38,9 +57,13 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
  * attempts passed RATE_LIMIT_AUTH_FAILURES_PER_IP gets 429 before its credential is even looked at (guessing
  * keys stops), and a good credential spends one point of its own bucket (RATE_LIMIT_PER_CREDENTIAL).
  */
-export async function authenticateRequest(ctx: Ctx, input: CredentialInput): Promise<{ principal: Principal | null; limit: LimitState | null }> {
+export async function authenticateRequest(
+  ctx: Ctx,
+  input: CredentialInput,
+  opts: { deferGate?: boolean } = {},
+): Promise<{ principal: Principal | null; limit: LimitState | null; gate: DomainError | null }> {
   const { limits } = ctx.deps;
-  if (!input.apiKey?.trim() && !input.authorization?.trim()) return { principal: null, limit: null };
+  if (!input.apiKey?.trim() && !input.authorization?.trim()) return { principal: null, limit: null, gate: null };
   if (ctx.ip) limits.blocked("authFailureIp", ctx.ip);
   let principal: Principal | null;
   try {
@@ -49,11 +72,17 @@ export async function authenticateRequest(ctx: Ctx, input: CredentialInput): Pro
     if (ctx.ip && e instanceof DomainError && e.status === 401) await limits.consume("authFailureIp", ctx.ip);
     throw e;
   }
-  const limit = principal ? await limits.consume("credential", principal.credentialId) : null;
-  return { principal, limit };
+  const bucket = principal?.credentialId ?? (ctx.sessionUser ? `session:${ctx.sessionUser.sessionId}` : ctx.extensionClient ? `extc:${ctx.extensionClient.clientId}` : null);
+  const limit = bucket ? await limits.consume("credential", bucket) : null;
+  // The live gate: production credentials of a workspace that is not live (or whose trial ended) answer 402 on
+  // every route. Computed here, once, for REST, GraphQL and graphql-ws; `deferGate` hands it to the caller instead,
+  // which enforces it except on the workspace's own routes (billing, partner, environments, whoami).
+  const gate = principal ? liveGate(principal, ctx.clock.now()) : null;
+  if (gate && !opts.deferGate) throw gate;
+  return { principal, limit, gate };
 }
 
-interface KeyRow {
+interface KeyRow extends BillingRow {
   id: string;
   name: string;
   keyPrefix: string;
@@ -61,6 +90,8 @@ interface KeyRow {
   scopes: string[];
   keyHash: string;
   revokedAt: Date | null;
+  expiresAt: Date | null;
+  installationId: string | null;
   wsId: string;
   wsName: string;
   wsSlug: string;
@@ -85,45 +116,76 @@ async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   const generation = cache?.mark() ?? 0;
   // One round trip: this runs on every keyed request (Prisma's include would issue one query per table).
   const [key] = await ctx.db.$queryRaw<KeyRow[]>`
-    SELECT k.id, k.name, k."keyPrefix", k.type, k.scopes, k."keyHash", k."revokedAt",
+    SELECT k.id, k.name, k."keyPrefix", k.type, k.scopes, k."keyHash", k."revokedAt", k."expiresAt", k."installationId",
            w.id AS "wsId", w.name AS "wsName", w.slug AS "wsSlug",
            a.id AS "appId", a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
-           e.id AS "envId", e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus"
+           e.id AS "envId", e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus",
+           ${BILLING_COLUMNS}
     FROM "ApiKey" k
     JOIN "Workspace" w ON w.id = k."workspaceId"
     JOIN "Application" a ON a.id = k."applicationId"
     JOIN "Environment" e ON e.id = k."environmentId"
+    ${BILLING_JOIN}
     WHERE k."keyHash" = ${hash}`;
-  if (!key || !constantTimeEqual(key.keyHash, hash) || key.revokedAt || key.envStatus !== "active") {
-    throw errors.unauthorized("Invalid or revoked API key");
+  // A replaced installation key works until its grace period ends (expiresAt), then never again.
+  const expired = key?.expiresAt && new Date(key.expiresAt) <= ctx.clock.now();
+  if (!key || !constantTimeEqual(key.keyHash, hash) || key.revokedAt || expired || key.envStatus !== "active") {
+    throw errors.unauthorized("Invalid, revoked or expired API key");
   }
   const principal: Principal = {
     type: "api_key",
     credentialId: `key:${key.id}`,
     workspace: { id: key.wsId, name: key.wsName, slug: key.wsSlug },
+    billing: billingOfRow(key),
     application: { id: key.appId, name: key.appName, slug: key.appSlug, currency: key.appCurrency },
     environment: envInfo({ id: key.envId, slug: key.envSlug, kind: key.envKind, providerEnvironment: key.envProvider }),
     environmentExplicit: true,
     scopes: key.scopes,
-    apiKey: { id: key.id, name: key.name, keyPrefix: key.keyPrefix, type: key.type as "secret" | "publishable" },
+    apiKey: { id: key.id, name: key.name, keyPrefix: key.keyPrefix, type: key.type as "secret" | "publishable", installationId: key.installationId },
     member: null,
   };
-  cache?.set(hash, principal, Date.now(), generation);
+  // A key with an end date is looked up every time, so it stops at its expiresAt in every process, on any clock.
+  if (!key.expiresAt) cache?.set(hash, principal, Date.now(), generation);
   return principal;
 }
 
-async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialInput): Promise<Principal> {
+/**
+ * A member's session resolves to a Principal. The session of a user who is no member yet (minted by
+ * `npm run bootstrap -- --user <email>`) resolves to no principal: it only sets ctx.sessionUser, which the
+ * invitation accept reads; every other route answers it 403 (requirePrincipal).
+ */
+async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialInput): Promise<Principal | null> {
   if (token.length > 200) throw errors.unauthorized("Invalid dashboard session");
   const hash = sha256Hex(token);
   const session = await ctx.db.dashboardSession.findUnique({
     where: { tokenHash: hash },
-    include: { member: { include: { user: true, workspace: { include: { applications: { orderBy: { createdAt: "asc" } } } } } } },
+    include: {
+      user: true,
+      member: {
+        include: {
+          user: true,
+          workspace: {
+            include: {
+              applications: { orderBy: { createdAt: "asc" } },
+              platformSubscription: { select: { status: true, cancelAtPeriodEnd: true, currentPeriodEnd: true } },
+              platformPaymentMethods: { where: { deletedAt: null }, select: { id: true }, take: 1 },
+            },
+          },
+        },
+      },
+    },
   });
   const now = ctx.clock.now();
-  if (!session || session.revokedAt || (session.expiresAt && session.expiresAt <= now)) {
+  if (!session || session.revokedAt || (session.expiresAt && session.expiresAt <= now) || session.member?.removedAt) {
     throw errors.unauthorized("Invalid or expired dashboard session");
   }
   const { member } = session;
+  if (!member) {
+    if (!session.user) throw errors.unauthorized("Invalid or expired dashboard session");
+    ctx.sessionUser = { id: session.user.id, email: session.user.email, sessionId: session.id, memberId: null };
+    return null;
+  }
+  ctx.sessionUser = { id: member.user.id, email: member.user.email, sessionId: session.id, memberId: member.id };
   const ws = member.workspace;
   const info: MemberInfo = {
     id: member.id,
@@ -165,6 +227,7 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
     type: "clerk_jwt",
     credentialId: `session:${session.id}`,
     workspace: { id: ws.id, name: ws.name, slug: ws.slug },
+    billing: workspaceBilling({ live: ws.live, trialEndsAt: ws.trialEndsAt, hasPaymentMethod: ws.platformPaymentMethods.length > 0, subscription: ws.platformSubscription }),
     application: application && { id: application.id, name: application.name, slug: application.slug, currency: application.currency },
     environment,
     environmentExplicit: Boolean(input.environmentId),
@@ -172,6 +235,34 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
     apiKey: null,
     member: info,
   };
+}
+
+/**
+ * Basic extension client credentials (platform rule 4): base64 of `clientId:clientSecret`, one unbroken canonical
+ * base64 string; anything else (a wrapped value, a wrong or rotated secret, credentials with no secret) is 401.
+ */
+async function authenticateExtensionClient(ctx: Ctx, header: string): Promise<ExtensionClient> {
+  const m = /^Basic ([A-Za-z0-9+/]+={0,2})$/.exec(header);
+  const bad = () => errors.unauthorized("Invalid client credentials: send Authorization: Basic base64(clientId:clientSecret), unwrapped");
+  if (!m || m[1].length > 400 || Buffer.from(m[1], "base64").toString("base64") !== m[1]) throw bad();
+  const decoded = Buffer.from(m[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  const clientId = colon > 0 ? decoded.slice(0, colon) : "";
+  const secret = colon > 0 ? decoded.slice(colon + 1) : "";
+  if (!/^extc_[A-Za-z0-9]{1,64}$/.test(clientId) || !secret) throw bad();
+  const ext = await ctx.db.extension.findUnique({ where: { clientId }, select: { id: true, workspaceId: true, clientSecretHash: true } });
+  if (!ext?.clientSecretHash || !constantTimeEqual(ext.clientSecretHash, sha256Hex(secret))) throw bad();
+  return { extensionId: ext.id, workspaceId: ext.workspaceId, clientId };
+}
+
+/** The `kid` of a JWT's header, unverified ("" when absent or unreadable): only to pick the path that verifies it. */
+function jwtKid(token: string): string {
+  try {
+    const kid = JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString("utf8"))?.kid;
+    return typeof kid === "string" ? kid : "";
+  } catch {
+    return "";
+  }
 }
 
 function envInfo(e: { id: string; slug: string; kind: string; providerEnvironment: string }) {
@@ -182,9 +273,16 @@ function envInfo(e: { id: string; slug: string; kind: string; providerEnvironmen
 export async function credentialIsLive(ctx: Ctx): Promise<boolean> {
   const p = ctx.principal;
   if (!p) return false;
+  if (p.extension) return extensionSessionIsLive(ctx, p);
+  if (p.oauth) {
+    // a live subscription ends with its access token (wall-clock, as the token's lifetime is) or its grant
+    if (p.oauth.expiresAt * 1000 <= Date.now()) return false;
+    const g = await ctx.db.oAuthGrant.findUnique({ where: { id: p.oauth.grantId }, select: { revokedAt: true } });
+    return !!g && !g.revokedAt;
+  }
   if (p.apiKey) {
-    const k = await ctx.db.apiKey.findUnique({ where: { id: p.apiKey.id }, select: { revokedAt: true } });
-    return !!k && !k.revokedAt;
+    const k = await ctx.db.apiKey.findUnique({ where: { id: p.apiKey.id }, select: { revokedAt: true, expiresAt: true } });
+    return !!k && !k.revokedAt && (!k.expiresAt || k.expiresAt > ctx.clock.now());
   }
   const s = await ctx.db.dashboardSession.findUnique({ where: { id: p.credentialId.replace(/^session:/, "") }, select: { revokedAt: true, expiresAt: true } });
   return !!s && !s.revokedAt && (!s.expiresAt || s.expiresAt > ctx.clock.now());
@@ -193,6 +291,9 @@ export async function credentialIsLive(ctx: Ctx): Promise<boolean> {
 // ---- guards ------------------------------------------------------------------------------------------
 
 export function requirePrincipal(ctx: Ctx): Principal {
+  if (!ctx.principal && ctx.sessionUser) {
+    throw errors.forbidden("This dashboard session's user is not a member of any workspace yet: it can only accept an invitation (POST /invites/accept)");
+  }
   if (!ctx.principal) throw errors.unauthorized("Send an API key in X-API-Key or a dashboard session as 'Authorization: Bearer …'");
   return ctx.principal;
 }

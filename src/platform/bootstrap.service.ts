@@ -16,13 +16,21 @@ export interface BootstrapResult {
   checkoutUrl: string;
 }
 
-/** Creates a workspace with its two system environments; used by bootstrap and by tests. */
-export async function ensureWorkspace(ctx: Ctx, input: { slug: string; name: string; ownerEmail: string; appSlug: string; appName: string; currency?: string }) {
+/**
+ * Creates a workspace with its two system environments; used by bootstrap, partner trials and tests. A new workspace
+ * is not live (production credentials answer 402 until it subscribes) unless `live` says so (the demo is comped).
+ */
+export async function ensureWorkspace(
+  ctx: Ctx,
+  input: { slug: string; name: string; ownerEmail: string; appSlug: string; appName: string; currency?: string; live?: boolean; trialEndsAt?: Date; isPartner?: boolean },
+) {
   return withTx(ctx, async (tx) => {
     const db = tx.db;
     const ws =
       (await db.workspace.findUnique({ where: { slug: input.slug } })) ??
-      (await db.workspace.create({ data: { slug: input.slug, name: input.name } }));
+      (await db.workspace.create({
+        data: { slug: input.slug, name: input.name, live: input.live ?? false, trialEndsAt: input.trialEndsAt ?? null, isPartner: input.isPartner ?? false },
+      }));
     const production =
       (await db.environment.findUnique({ where: { workspaceId_slug: { workspaceId: ws.id, slug: "production" } } })) ??
       (await db.environment.create({ data: { workspaceId: ws.id, slug: "production", name: "Production", kind: "production", providerEnvironment: "production", isSystem: true } }));
@@ -47,6 +55,34 @@ export async function mintDashboardToken(ctx: Ctx, memberId: string) {
   return token;
 }
 
+export interface UserSessionResult {
+  userId: string;
+  email: string;
+  /** the workspace and membership the session works in; null: the user is no member (yet), the session can only accept an invitation */
+  workspaceId: string | null;
+  memberId: string | null;
+  dashboardToken: string;
+}
+
+/**
+ * `npm run bootstrap -- --user <email> [--workspace <slug>]`: a dashboard session for that user (created when
+ * missing). It works in the named workspace, or in the user's only one; a user who is no member (an invitee) gets a
+ * session that can accept an invitation, and accepting binds it to the new membership.
+ */
+export async function mintUserSession(ctx: Ctx, email: string, workspaceSlug?: string): Promise<UserSessionResult> {
+  return withTx(ctx, async (tx) => {
+    const user = (await tx.db.user.findUnique({ where: { email } })) ?? (await tx.db.user.create({ data: { email } }));
+    const memberships = await tx.db.member.findMany({
+      where: { userId: user.id, removedAt: null, ...(workspaceSlug ? { workspace: { slug: workspaceSlug } } : {}) },
+      select: { id: true, workspaceId: true },
+    });
+    const member = memberships.length === 1 ? memberships[0] : null;
+    const token = `dst_${randomToken(40)}`;
+    await tx.db.dashboardSession.create({ data: { memberId: member?.id ?? null, userId: user.id, tokenHash: sha256Hex(token) } });
+    return { userId: user.id, email: user.email, workspaceId: member?.workspaceId ?? null, memberId: member?.id ?? null, dashboardToken: token };
+  });
+}
+
 export async function bootstrapDemo(ctx: Ctx, config: Pick<Config, "BASE_URL" | "CHECKOUT_URL">): Promise<BootstrapResult> {
   const { ws, app, production, sandbox, owner } = await ensureWorkspace(ctx, {
     slug: "demo",
@@ -55,6 +91,8 @@ export async function bootstrapDemo(ctx: Ctx, config: Pick<Config, "BASE_URL" | 
     appSlug: "demo-store",
     appName: "Demo Store",
     currency: "USD",
+    // The demo workspace is comped: live from the start, so its production environment works out of the box.
+    live: true,
   });
   return withTx(ctx, async (tx) => {
     for (const kind of ["card", "invoice_terms"] as const) {

@@ -7,7 +7,9 @@ export type Permission =
   | "workspace:invite-admin"
   | "workspace:edit-member"
   | "workspace:remove-member"
+  | "workspace:billing:read"
   | "workspace:billing:write"
+  | "workspace:partners"
   | "application:api_keys:write"
   | "application:connectors:write"
   | "application:extensions:write"
@@ -15,6 +17,7 @@ export type Permission =
   | "application:orders:comp"
   | "application:quotes:write"
   | "application:settings:write"
+  | "application:scripts:write"
   | "application:read";
 
 const APP_ROLE_PERMISSIONS: Record<string, Permission[]> = {
@@ -26,17 +29,24 @@ const APP_ROLE_PERMISSIONS: Record<string, Permission[]> = {
     "application:orders:comp",
     "application:quotes:write",
     "application:settings:write",
+    "application:scripts:write",
     "application:read",
   ],
-  developer: ["application:api_keys:write", "application:connectors:write", "application:extensions:write", "application:quotes:write", "application:settings:write", "application:read"],
+  developer: ["application:api_keys:write", "application:connectors:write", "application:extensions:write", "application:quotes:write", "application:settings:write", "application:scripts:write", "application:read"],
   finance: ["application:payments:record", "application:orders:comp", "application:read"],
   viewer: ["application:read"],
+};
+
+/** Workspace permissions an application role carries: an application admin invites people to their applications. */
+const APP_ROLE_WORKSPACE_PERMISSIONS: Record<string, Permission[]> = {
+  admin: ["workspace:invite"],
 };
 
 export function memberHasPermission(member: MemberInfo, permission: Permission, applicationId?: string | null): boolean {
   if (member.workspaceRole === "owner") return true;
   if (member.workspaceRole === "workspace_admin") return permission !== "workspace:billing:write";
-  if (!permission.startsWith("application:") || !applicationId) return false;
+  if (!permission.startsWith("application:")) return member.applicationRoles.some((r) => APP_ROLE_WORKSPACE_PERMISSIONS[r.role]?.includes(permission));
+  if (!applicationId) return false;
   return member.applicationRoles.some((r) => r.applicationId === applicationId && APP_ROLE_PERMISSIONS[r.role]?.includes(permission));
 }
 

@@ -17,7 +17,7 @@ export const EnvironmentKindEnum = describedEnum<EnvKind>("EnvironmentKind", "Wh
   production: "Real buyers and real money",
   non_production: "Testing: sandbox processors, test tokens, the test processor's resolve and charge routes",
 });
-const ProviderEnvironmentEnum = describedEnum<ProviderEnv>("ProviderEnvironment", "Which environment of the payment processor an environment talks to", {
+export const ProviderEnvironmentEnum = describedEnum<ProviderEnv>("ProviderEnvironment", "Which environment of the payment processor an environment talks to", {
   production: "The processor's live environment",
   sandbox: "The processor's test environment",
 });
@@ -28,12 +28,14 @@ const EnvironmentStatusEnum = describedEnum<"active" | "archived">("EnvironmentS
 const CredentialTypeEnum = describedEnum<Viewer["type"]>("CredentialType", "What kind of credential is calling", {
   api_key: "An API key (X-API-Key header)",
   clerk_jwt: "A dashboard member's session (Authorization: Bearer)",
+  extension_session: "An installed extension's iframe session token (Authorization: Bearer, an RS256 JWT): the install's scopes, application and environment",
+  oauth: "An OAuth access token an app obtained with a member's consent (Authorization: Bearer)",
 });
 const ApiKeyTypeEnum = describedEnum<"secret" | "publishable">("ApiKeyType", "Where a key may be used", {
   secret: "sk_…: server side only; scopes decide what it may do",
   publishable: "pk_…: safe in a browser; limited to the scopes a storefront page needs",
 });
-const WorkspaceRoleEnum = describedEnum<"owner" | "workspace_admin">("WorkspaceRole", "A member's role over the whole workspace", {
+export const WorkspaceRoleEnum = describedEnum<"owner" | "workspace_admin">("WorkspaceRole", "A member's role over the whole workspace", {
   owner: "Everything, including billing and ownership",
   workspace_admin: "Everything but ownership",
 });
@@ -75,6 +77,14 @@ const ViewerApiKey = builder.objectRef<NonNullable<Viewer["apiKey"]>>("ViewerApi
   description: "The calling API key (never the key itself)",
   fields: (t) => ({ id: t.exposeID("id"), name: t.exposeString("name", { description: "The name given at creation" }), keyPrefix: t.exposeString("keyPrefix", { description: "The key's first characters, to recognise it" }) }),
 });
+const ViewerOAuth = builder.objectRef<NonNullable<Viewer["oauth"]>>("ViewerOAuth").implement({
+  description: "The OAuth app behind an access token: the client it was issued to and the grant (consent) it belongs to",
+  fields: (t) => ({
+    grantId: t.exposeID("grantId", { description: "The authorized app's id (revoke it with revokeAuthorizedApp)" }),
+    clientId: t.exposeString("clientId", { description: "The OAuth client id (from dynamic registration)" }),
+    clientName: t.exposeString("clientName", { nullable: true, description: "The client_name the client registered, if any" }),
+  }),
+});
 type MemberV = { id: string; email: string; workspaceRole: "owner" | "workspace_admin" | null };
 const ViewerMember = builder.objectRef<MemberV>("ViewerMember").implement({
   description: "The dashboard member behind a session credential",
@@ -85,16 +95,47 @@ const ViewerMember = builder.objectRef<MemberV>("ViewerMember").implement({
   }),
 });
 
+export const ExtensionUserRoleEnum = describedEnum<"owner" | "workspace_admin" | "admin" | "developer" | "finance" | "viewer">(
+  "ExtensionUserRole",
+  "The role of the user who opened an extension: their workspace role, else their role on the install's application",
+  {
+    owner: "Workspace owner",
+    workspace_admin: "Workspace admin",
+    admin: "Application admin",
+    developer: "Application developer",
+    finance: "Application finance",
+    viewer: "Application viewer (read only)",
+  },
+);
+type ExtensionV = { installationId: string; extensionId: string; version: string | null; user: { id: string; email: string }; role: string; expiresAt: string };
+const ViewerExtensionUser = builder.objectRef<ExtensionV["user"]>("ViewerExtensionUser").implement({
+  description: "The dashboard user who opened the extension",
+  fields: (t) => ({ id: t.exposeID("id"), email: t.exposeString("email", { description: "Their sign-in email" }) }),
+});
+const ViewerExtension = builder.objectRef<ExtensionV>("ViewerExtension").implement({
+  description: "The installed extension behind an extension session token",
+  fields: (t) => ({
+    installationId: t.exposeID("installationId", { description: "The install (inst_…) the token acts for" }),
+    extensionId: t.exposeID("extensionId", { description: "The extension (ext_…)" }),
+    version: t.exposeString("version", { nullable: true, description: "The installed version; null for an install made before versions" }),
+    user: t.field({ type: ViewerExtensionUser, description: "Who opened it", resolve: (e) => e.user }),
+    role: t.field({ type: ExtensionUserRoleEnum, description: "That user's role", resolve: (e) => e.role as "viewer" }),
+    expiresAt: t.field({ type: "DateTime", description: "When the token stops working", resolve: (e) => new Date(e.expiresAt) }),
+  }),
+});
+
 const ViewerRef = builder.objectRef<Viewer>("Viewer").implement({
   description: "The calling credential (REST: GET /whoami)",
   fields: (t) => ({
-    type: t.field({ type: CredentialTypeEnum, description: "API key or dashboard session", resolve: (v) => v.type }),
+    type: t.field({ type: CredentialTypeEnum, description: "API key, dashboard session, extension session or OAuth access token", resolve: (v) => v.type }),
     scopes: t.exposeStringList("scopes", { description: "What it may do, e.g. carts:write; * is every scope" }),
     workspace: t.field({ type: WorkspaceRef, description: "Its workspace", resolve: (v) => v.workspace }),
     application: t.field({ type: ApplicationRef, nullable: true, description: "Its application; null for a session in a workspace with several and no X-Service-Application-Id", resolve: (v) => v.application }),
     environment: t.field({ type: EnvironmentRefInfo, description: "Its environment", resolve: (v) => v.environment }),
     apiKey: t.field({ type: ViewerApiKey, nullable: true, description: "The key, for API key credentials", resolve: (v) => v.apiKey }),
-    member: t.field({ type: ViewerMember, nullable: true, description: "The member, for dashboard sessions", resolve: (v) => ("member" in v ? (v.member as MemberV) : null) }),
+    oauth: t.field({ type: ViewerOAuth, nullable: true, description: "The app and grant, for OAuth access tokens", resolve: (v) => ("oauth" in v ? v.oauth : null) }),
+    member: t.field({ type: ViewerMember, nullable: true, description: "The member, for dashboard sessions and the member who authorized an OAuth app", resolve: (v) => ("member" in v ? (v.member as MemberV) : null) }),
+    extension: t.field({ type: ViewerExtension, nullable: true, description: "The install and user, for extension session tokens", resolve: (v) => ("extension" in v ? (v.extension as ExtensionV) : null) }),
   }),
 });
 

@@ -158,12 +158,20 @@ export class PrincipalCache {
     if (w.acked.size >= w.expected) w.done();
   }
 
-  /** `key:<id>` (optionally `#<nonce>`) drops that key's entry; anything else drops them all. */
+  /**
+   * `key:<id>` drops that key's entry, `member:<id>` every principal of that member (roles, grants or removal
+   * changed), `ws:<id>` every principal of that workspace (its billing changed); each optionally `#<nonce>`.
+   * Anything else drops them all.
+   */
   apply(payload: string) {
     this.generation++;
-    const m = /^key:([^#]+)(?:#.*)?$/.exec(payload);
+    const m = /^(key|member|ws):([^#]+)(?:#.*)?$/.exec(payload);
     if (!m) return this.clear();
-    for (const [hash, e] of this.entries) if (e.principal.apiKey?.id === m[1]) this.entries.delete(hash);
+    const [, kind, id] = m;
+    for (const [hash, e] of this.entries) {
+      const hit = kind === "key" ? e.principal.apiKey?.id === id : kind === "member" ? e.principal.member?.id === id : e.principal.workspace.id === id;
+      if (hit) this.entries.delete(hash);
+    }
   }
 
   clear() {
@@ -189,14 +197,17 @@ export class PrincipalCache {
 }
 
 /**
- * Call inside the transaction of any change that makes cached principals wrong: `{ keyId }` for one key, `"all"`
- * for changes that touch many (an environment archived, an application renamed). Every process drops the entries
- * when the transaction commits (PostgreSQL NOTIFY is transactional), this one included.
+ * Call inside the transaction of any change that makes cached principals wrong: `{ keyId }` for one key,
+ * `{ memberId }` for a member whose roles or grants changed or who was removed, `{ workspaceId }` for one
+ * workspace's principals (its billing changed), `"all"` for changes that touch many (an environment archived, an
+ * application renamed). Every process drops the entries when the transaction commits (PostgreSQL NOTIFY is
+ * transactional), this one included.
  */
-export async function invalidatePrincipals(ctx: Ctx, what: { keyId: string } | "all") {
+export async function invalidatePrincipals(ctx: Ctx, what: { keyId: string } | { memberId: string } | { workspaceId: string } | "all") {
   // The nonce names this change in the listeners' acknowledgements.
   const nonce = randomUUID();
-  const payload = `${what === "all" ? "all" : `key:${what.keyId}`}#${nonce}`;
+  const target = what === "all" ? "all" : "keyId" in what ? `key:${what.keyId}` : "memberId" in what ? `member:${what.memberId}` : `ws:${what.workspaceId}`;
+  const payload = `${target}#${nonce}`;
   const cache = ctx.deps.principals;
   const applied = ctx.deps.dbKind === "pg" && cache ? cache.awaitApplied(nonce) : null;
   if (ctx.deps.dbKind === "pg") {

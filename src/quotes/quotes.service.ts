@@ -541,7 +541,7 @@ export async function createQuote(ctx: Ctx, body: unknown) {
       principalEventTenant(tx),
       {
         status: "draft",
-        source: p.member ? "dashboard" : "api",
+        source: p.type === "clerk_jwt" ? "dashboard" : "api",
         customerEmail: input.customerEmail,
         companyName: input.companyName,
         buyerReference: input.buyerReference,

@@ -1,9 +1,11 @@
 import type { NextFunction, Request, Response } from "express";
 import { authenticateRequest } from "../platform/auth.service";
+import { gateExemptPath } from "../billing/live-gate";
 import { ESTIMATE_PATH, invalidQuoteToken } from "../shipping-tax/estimate.service";
 import { DomainError, errors } from "../shared/errors";
 import { isWalletPath, PM_TOKEN_HEADER, resolvePmToken } from "../wallet/pm-tokens.service";
 import { type Deps, makeCtx, reportLimit } from "../shared/context";
+import { acceptsClientCredentials } from "../extensions/client-routes";
 
 /** Resolves the credential (if any) once per request, under the rate limits, and attaches the service context. */
 export function authMiddleware(deps: Deps) {
@@ -18,12 +20,17 @@ export function authMiddleware(deps: Deps) {
       ctx.wallet = await resolvePmToken(ctx, pmToken);
       return next();
     }
-    const { principal, limit } = await authenticateRequest(ctx, {
-      apiKey: req.get("x-api-key"),
-      authorization: req.get("authorization"),
-      applicationId: req.get("x-service-application-id"),
-      environmentId: req.get("x-service-environment-id"),
-    }).catch((e: unknown) => {
+    const { principal, limit } = await authenticateRequest(
+      ctx,
+      {
+        apiKey: req.get("x-api-key"),
+        authorization: req.get("authorization"),
+        applicationId: req.get("x-service-application-id"),
+        environmentId: req.get("x-service-environment-id"),
+        basicAllowed: acceptsClientCredentials(req.method, req.path),
+      },
+      { deferGate: gateExemptPath(req.path) },
+    ).catch((e: unknown) => {
       // The publishable-key estimate names its own 401: invalid_quote_token.
       if (req.path === ESTIMATE_PATH && e instanceof DomainError && e.status === 401) throw invalidQuoteToken();
       throw e;

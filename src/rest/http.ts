@@ -6,6 +6,7 @@ import type { Page } from "../shared/pagination";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 import { limitHeaders } from "../shared/rate-limit";
 import { randomToken } from "../shared/crypto";
+import { RAW_UPLOAD_PATHS } from "../extensions/client-routes";
 
 export function ctxOf(req: Request): Ctx {
   const ctx = (req as any).ctx as Ctx | undefined;
@@ -114,6 +115,7 @@ export function refusedState(de: DomainError) {
 
 /** A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. */
 export function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
+  if (RAW_UPLOAD_PATHS.has(req.path)) return next(); // the image itself is the body (extensions.rest.ts)
   const empty = req.get("content-length") === "0"; // a bodiless POST (fetch sends Content-Length: 0) has nothing to parse
   if ((req.method === "POST" || req.method === "PUT" || req.method === "PATCH") && !empty && req.is(["application/json", "application/*+json"]) === false) {
     const sent = req.get("content-type");

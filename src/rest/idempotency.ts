@@ -9,7 +9,8 @@ export async function idempotency(req: Request, res: Response, next: NextFunctio
   if (req.method !== "POST" || key === undefined) return next();
   const ctx = ctxOf(req);
   // a wallet client token is its own credential: two buyers behind one address never share a replay
-  const credentialId = ctx.principal?.credentialId ?? (ctx.wallet ? `pm_token:${ctx.wallet.tokenId}` : `public:${req.ip}`);
+  const credentialId =
+    ctx.principal?.credentialId ?? (ctx.sessionUser ? `session:${ctx.sessionUser.sessionId}` : ctx.wallet ? `pm_token:${ctx.wallet.tokenId}` : `public:${req.ip}`);
   const claim = await claimIdempotencyKey(ctx, credentialId, key, requestHash(req.method, req.baseUrl + req.path, req.body));
   if (claim.kind === "replay") {
     res.set("Idempotent-Replayed", "true");

@@ -15,16 +15,23 @@ import { orderOpsRouter } from "../orders/order-ops.rest";
 import { paymentsRouter } from "../payments/payments.rest";
 import { processorProxyRouter } from "../payments/processor-proxy.rest";
 import { platformRouter } from "../platform/platform.rest";
+import { membersRouter } from "../platform/members.rest";
 import { quotesRouter } from "../quotes/quotes.rest";
 import { shippingTaxRouter } from "../shipping-tax/shipping-tax.rest";
 import { subscriptionsRouter } from "../subscriptions/subscriptions.rest";
 import { webhooksRouter } from "../webhooks/webhooks.rest";
 import { walletRouter } from "../wallet/wallet.rest";
+import { applicationScriptsRouter } from "../application-scripts/scripts.rest";
+import { billingRouter } from "../billing/billing.rest";
+import { partnersRouter } from "../partners/partners.rest";
+import { extensionsRouter } from "../extensions/extensions.rest";
+import { extensionSessionsRouter } from "../extensions/sessions.rest";
+import { oauthRouter } from "../oauth/oauth.rest";
 
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
-  return [platformRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), subscriptionsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter(), importsRouter()];
+  return [platformRouter(), membersRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), subscriptionsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter(), importsRouter(), applicationScriptsRouter(), billingRouter(), partnersRouter(), extensionsRouter(), extensionSessionsRouter(), oauthRouter()];
 }
 
 export interface RouteInfo {

@@ -9,6 +9,7 @@ import type { LimitState, RateLimits } from "./rate-limit";
 import type { Resolver } from "../webhooks/url-policy";
 import type { PrincipalCache } from "../platform/principal-cache";
 import type { WalletSession } from "../wallet/pm-tokens.service";
+import type { DomainError } from "./errors";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -27,6 +28,8 @@ export interface Deps {
   resolver?: Resolver;
   /** API-key principals kept in memory, dropped in every process on revoke (platform/principal-cache.ts); absent: no cache */
   principals?: PrincipalCache;
+  /** outbound HTTP for extension install callbacks (global fetch unless a test injects one trusting its CA) */
+  fetch?: typeof fetch;
 }
 
 export interface Ctx {
@@ -35,6 +38,15 @@ export interface Ctx {
   db: DbHandle;
   clock: Clock;
   principal: Principal | null;
+  /**
+   * The user behind a dashboard session (set with the principal, and alone for the session of a user who is no
+   * workspace's member yet: that session can only accept an invitation, platform/invitations.service.ts)
+   */
+  sessionUser?: { id: string; email: string; sessionId: string; memberId: string | null };
+  /** GraphQL: the live gate's 402 for this credential, enforced per operation (billing/live-gate.ts) */
+  liveGate?: DomainError | null;
+  /** set for a request carrying valid Basic extension client credentials (platform/auth.service.ts) */
+  extensionClient?: import("../platform/principal").ExtensionClient;
   /** set for a request carrying a valid X-Service-PM-Token (wallet/pm-tokens.service.ts): one customer's wallet */
   wallet?: WalletSession;
   /** the caller's address (REST, GraphQL and pages set it): keyless routes are limited per IP */

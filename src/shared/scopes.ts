@@ -71,6 +71,14 @@ export const PUBLISHABLE_SCOPES = new Set(["shipping_quotes:write", "tax_calcula
 /** Human and staff scopes extensions can never hold (platform.md part 4 rule 1). */
 export const NON_EXTENSION_PREFIXES = ["team_members:", "billing:", "admin:"];
 
+/**
+ * Scopes an OAuth client may be granted (consent page, registration metadata, access tokens): the registry less
+ * "*", staff scopes, the human/dashboard scopes (team members, billing) and the two publishable-only compute scopes.
+ */
+export const OAUTH_SCOPES: readonly string[] = ALL_SCOPES.filter(
+  (s) => s !== "*" && !NON_EXTENSION_PREFIXES.some((p) => s.startsWith(p)) && !PUBLISHABLE_SCOPES.has(s),
+);
+
 export function isStaffScope(s: string) {
   return s.startsWith("admin:");
 }

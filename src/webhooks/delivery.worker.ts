@@ -7,6 +7,7 @@ import { envelope } from "../events/events.service";
 import type { Deps } from "../shared/context";
 import { openSecret } from "../shared/secrets";
 import { SIGNING_SECRET_PURPOSE } from "./endpoints.service";
+import { afterDeliveryOutcomes, notifyInstallAlert } from "../extensions/install-health.service";
 import { signatureHeader } from "./signature";
 import { BlockedAddressError, guardedLookup, isPrivateAddress, systemResolver } from "./url-policy";
 
@@ -22,7 +23,7 @@ export interface WorkerOptions {
 }
 
 type Claimed = { id: string; endpointId: string; eventId: string; attempts: number };
-type Outcome = { d: Claimed; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date };
+type Outcome = { d: Claimed; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date; eventType?: string };
 
 const EXCERPT = 500;
 
@@ -158,6 +159,7 @@ export class DeliveryWorker {
         return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at, production);
       }),
     );
+    for (const o of outcomes) o.eventType = eventById.get(o.d.eventId)?.type;
     await this.record(outcomes);
     return claimed.length;
   }
@@ -231,6 +233,19 @@ export class DeliveryWorker {
         });
       }
       await this.trackAuthFailures(tx, outcomes);
+      // extension installs: failed probes reported, repeated dead letters suspend (extensions/install-health.service.ts)
+      await afterDeliveryOutcomes(
+        this.deps,
+        tx,
+        outcomes.map((o) => ({
+          endpointId: o.d.endpointId,
+          ok: o.ok,
+          dead: !o.ok && (o.error === "endpoint_inactive" || o.d.attempts >= this.o.maxAttempts),
+          statusCode: o.statusCode,
+          eventType: o.eventType ?? "",
+          error: o.error,
+        })),
+      );
     });
   }
 
@@ -268,6 +283,8 @@ export class DeliveryWorker {
               select: { statusCode: true },
             });
             await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: last.map((a: { statusCode: number | null }) => a.statusCode).reverse() } });
+            // an extension install's endpoint: the application's admins and the extension's publisher hear of it
+            await notifyInstallAlert(this.deps, tx, endpointId, "it answered 401 or 403 three times in a row (a wrong signing secret?). Deliveries keep retrying; fetch the current secret and verify again.");
             raised = true;
           }
         } else {

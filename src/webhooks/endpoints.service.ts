@@ -3,12 +3,12 @@
 import { z } from "zod";
 import type { WebhookDelivery, WebhookEndpoint } from "../generated/prisma/client";
 import { RETIRED, READ_SCOPE, UNSUBSCRIBABLE } from "../events/catalog";
-import { flushEvents, principalEventTenant, recordEvent } from "../events/events.service";
+import { type EventTenant, flushEvents, principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
-import { isSealed, revealOnce, sealSecret } from "../shared/secrets";
+import { isSealed, openSecret, revealOnce, sealSecret } from "../shared/secrets";
 import { newSigningSecret } from "./signature";
 import { checkWebhookUrl } from "./url-policy";
 
@@ -95,7 +95,7 @@ function checkEventScopes(ctx: Ctx, types: string[]) {
 async function findEndpoint(ctx: Ctx, id: string) {
   const t = requireTenant(ctx);
   const row = z.uuid().safeParse(id).success
-    ? await ctx.db.webhookEndpoint.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null } })
+    ? await ctx.db.webhookEndpoint.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null, installationId: null } })
     : null;
   if (!row) throw errors.notFound("Webhook endpoint");
   return row;
@@ -118,7 +118,8 @@ export async function listEndpoints(ctx: Ctx) {
   requireScope(ctx, "webhooks:read");
   const t = requireTenant(ctx);
   return ctx.db.webhookEndpoint.findMany({
-    where: { applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null },
+    // an extension install's managed endpoint is the install's (src/extensions), not the workspace's to change
+    where: { applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null, installationId: null },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 500,
   });
@@ -160,28 +161,54 @@ export async function rotateSecret(ctx: Ctx, id: string, body: unknown) {
   const row = await findEndpoint(ctx, id);
   checkEventScopes(ctx, row.enabledEvents); // the new secret reads every payload the endpoint receives
   const now = ctx.clock.now();
+  const r = await rotateSigningSecretOf(ctx, row, graceSeconds);
+  return { ...endpointView(r.endpoint, now), secret: revealOnce(r.secret), previousSecretExpiresAt: r.previousSecretExpiresAt?.toISOString() ?? null };
+}
+
+/**
+ * A new signing secret for an endpoint the caller already found and may change: the outgoing one keeps signing
+ * beside it (two v1 digests) for graceSeconds, or stops at once with 0. Shared by workspace and install endpoints.
+ */
+export async function rotateSigningSecretOf(ctx: Ctx, row: WebhookEndpoint, graceSeconds: number) {
+  const now = ctx.clock.now();
   const secret = newSigningSecret();
   const previousSecretExpiresAt = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;
-  const updated = await ctx.db.webhookEndpoint.update({
+  const endpoint = await ctx.db.webhookEndpoint.update({
     where: { id: row.id },
     data: { secret: sealSigningSecret(ctx, secret), previousSecret: graceSeconds > 0 ? row.secret : null, previousSecretExpiresAt },
   });
-  return { ...endpointView(updated, now), secret: revealOnce(secret), previousSecretExpiresAt: previousSecretExpiresAt?.toISOString() ?? null };
+  return { endpoint, secret, previousSecretExpiresAt };
+}
+
+/** An endpoint's current signing secret in clear (sealed at rest), for its owner to read again. */
+export function openSigningSecret(ctx: Ctx, row: WebhookEndpoint) {
+  return openSecret(ctx.deps.config, SIGNING_SECRET_PURPOSE, row.secret);
+}
+
+/** A fresh signing secret sealed for storage (a managed endpoint created outside this file). */
+export function newSealedSigningSecret(ctx: Ctx) {
+  const secret = newSigningSecret();
+  return { secret, sealed: sealSigningSecret(ctx, secret) };
 }
 
 export async function listDeliveries(ctx: Ctx, id: string, query: unknown) {
   requireScope(ctx, "webhooks:read");
   const q = parseInput(deliveriesQuery, query ?? {}, ["query"]);
   const row = await findEndpoint(ctx, id);
+  return deliveriesOf(ctx, row.id, q);
+}
+
+/** One endpoint's deliveries, newest first, offset-paged (the caller found the endpoint and checked access). */
+export async function deliveriesOf(ctx: Ctx, endpointId: string, q: z.output<typeof deliveriesQuery>) {
   const [items, total] = await Promise.all([
     ctx.db.webhookDelivery.findMany({
-      where: { endpointId: row.id },
+      where: { endpointId },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       skip: q.offset,
       take: q.limit,
       include: { event: { select: { type: true } } },
     }),
-    ctx.db.webhookDelivery.count({ where: { endpointId: row.id } }),
+    ctx.db.webhookDelivery.count({ where: { endpointId } }),
   ]);
   return { items, total, limit: q.limit, offset: q.offset };
 }
@@ -216,11 +243,16 @@ export async function getDelivery(ctx: Ctx, endpointId: string, deliveryId: stri
 export async function replayDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
   requireScope(ctx, "webhooks:write");
   const ep = await findEndpoint(ctx, endpointId);
+  return replayDeliveryOf(ctx, ep.id, deliveryId, (tx, type) => checkEventScopes(tx, [type]));
+}
+
+/** Puts a dead letter of an endpoint the caller found back in the queue; `check` vets the event type first. */
+export async function replayDeliveryOf(ctx: Ctx, endpointId: string, deliveryId: string, check: (tx: Ctx, type: string) => void = () => {}) {
   if (!z.uuid().safeParse(deliveryId).success) throw errors.notFound("Delivery");
   return withTx(ctx, async (tx) => {
-    const d = await tx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: ep.id }, include: { event: { select: { type: true } } } });
+    const d = await tx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId }, include: { event: { select: { type: true } } } });
     if (!d) throw errors.notFound("Delivery");
-    checkEventScopes(tx, [d.event.type]);
+    check(tx, d.event.type);
     if (d.status !== "dead_letter") {
       throw new DomainError("delivery_not_replayable", 409, `Only dead-lettered deliveries can be replayed; this one is ${d.status}`, { status: d.status });
     }
@@ -238,11 +270,14 @@ export async function replayDelivery(ctx: Ctx, endpointId: string, deliveryId: s
 export async function testEndpoint(ctx: Ctx, id: string) {
   requireScope(ctx, "webhooks:write");
   const ep = await findEndpoint(ctx, id);
-  return withTx(ctx, async (tx) => {
-    const event = await recordEvent(tx, principalEventTenant(tx), "webhook.ping", { endpointId: ep.id }, { onlyEndpointId: ep.id });
-    await flushEvents(tx);
-    return tx.db.webhookDelivery.findUniqueOrThrow({ where: { endpointId_eventId: { endpointId: ep.id, eventId: event.id } }, include: { event: { select: { type: true } } } });
-  });
+  return withTx(ctx, async (tx) => sendToEndpoint(tx, principalEventTenant(tx), ep.id, "webhook.ping", { endpointId: ep.id }));
+}
+
+/** Records an event delivered to one endpoint only (a ping, an install notice) and returns its delivery row. */
+export async function sendToEndpoint(tx: Ctx, tenant: EventTenant, endpointId: string, type: string, data: Record<string, unknown>) {
+  const event = await recordEvent(tx, tenant, type, data, { onlyEndpointId: endpointId });
+  await flushEvents(tx);
+  return tx.db.webhookDelivery.findUniqueOrThrow({ where: { endpointId_eventId: { endpointId, eventId: event.id } }, include: { event: { select: { type: true } } } });
 }
 
 /** Endpoints saved before signing secrets were sealed: seal them (idempotent; run at start-up). */

@@ -45,24 +45,36 @@ export function isPublicAddress(ip: string): boolean {
 
 export const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
 
-const invalid = (message: string) => new DomainError("invalid_webhook_url", 422, message);
+/** How one kind of outbound URL is named in its errors. */
+export interface OutboundUrlRules {
+  /** the error code (422) */
+  code: string;
+  /** "Webhook URLs", "Scripts": the subject of the messages */
+  subject: string;
+}
 
-export async function checkWebhookUrl(raw: string, environmentKind: string, resolve: Resolver = systemResolver) {
+/**
+ * The save-time check of any URL the service will fetch or post to (webhook endpoints, script sources, install
+ * callbacks): absolute http(s) without credentials; https only and no loopback, private or link-local address in
+ * production (every address the host resolves to). Returns the parsed URL.
+ */
+export async function checkOutboundUrl(raw: string, environmentKind: string, rules: OutboundUrlRules, resolve: Resolver = systemResolver): Promise<URL> {
+  const invalid = (message: string) => new DomainError(rules.code, 422, message);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw invalid("url must be an absolute http(s) URL");
+    throw invalid(`${rules.subject} must be absolute http(s) URLs`);
   }
   const production = environmentKind === "production";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && !production)) {
-    throw invalid(production ? "Production webhook endpoints must use https" : "Webhook URLs must use https or http");
+    throw invalid(production ? `${rules.subject} must use https in production` : `${rules.subject} must use https or http`);
   }
-  if (url.username || url.password) throw invalid("Webhook URLs must not carry credentials");
-  if (!url.hostname) throw invalid("Webhook URL has no host");
-  if (!production) return raw;
+  if (url.username || url.password) throw invalid(`${rules.subject} must not carry credentials`);
+  if (!url.hostname) throw invalid(`${rules.subject} need a host`);
+  if (!production) return url;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost")) throw invalid("Production webhook endpoints cannot point at loopback addresses");
+  if (host === "localhost" || host.endsWith(".localhost")) throw invalid(`${rules.subject} cannot point at loopback addresses in production`);
   let addresses: string[];
   if (isIP(host)) addresses = [host];
   else {
@@ -73,8 +85,13 @@ export async function checkWebhookUrl(raw: string, environmentKind: string, reso
     }
   }
   if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
-    throw invalid("Production webhook endpoints cannot point at loopback, private or link-local addresses");
+    throw invalid(`${rules.subject} cannot point at loopback, private or link-local addresses in production`);
   }
+  return url;
+}
+
+export async function checkWebhookUrl(raw: string, environmentKind: string, resolve: Resolver = systemResolver) {
+  await checkOutboundUrl(raw, environmentKind, { code: "invalid_webhook_url", subject: "Webhook URLs" }, resolve);
   return raw;
 }
 

@@ -21,7 +21,7 @@ import {
 } from "./endpoints.service";
 
 type EndpointV = ReturnType<typeof endpointView>;
-type DeliveryV = ReturnType<typeof deliveryView> & { attemptLog?: WebhookDeliveryAttempt[] };
+export type DeliveryV = ReturnType<typeof deliveryView> & { attemptLog?: WebhookDeliveryAttempt[] };
 
 type DeliveryStatus = "pending" | "retrying" | "succeeded" | "dead_letter";
 const DeliveryStatusEnum = describedEnum<DeliveryStatus>("WebhookDeliveryStatus", "Where a delivery is", {
@@ -72,7 +72,7 @@ const AttemptRef = builder.objectRef<WebhookDeliveryAttempt>("WebhookDeliveryAtt
   }),
 });
 
-const DeliveryRef = builder.objectRef<DeliveryV>("WebhookDelivery").implement({
+export const DeliveryRef = builder.objectRef<DeliveryV>("WebhookDelivery").implement({
   description: "One event on its way to one endpoint",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -96,7 +96,7 @@ const DeliveryRef = builder.objectRef<DeliveryV>("WebhookDelivery").implement({
   }),
 });
 
-const DeliveryPage = pageOf<DeliveryV>("WebhookDeliveryPage", DeliveryRef, "deliveries");
+export const DeliveryPage = pageOf<DeliveryV>("WebhookDeliveryPage", DeliveryRef, "deliveries");
 const endpointId = "The endpoint's id";
 
 builder.queryFields((t) => ({

@@ -81,6 +81,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   config.BASE_URL = base;
   config.CHECKOUT_URL = base;
+  if (config.urlsFollowPort.dashboard) config.DASHBOARD_URL = base;
   return {
     url: base,
     databaseUrl: url,
@@ -91,7 +92,8 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
     bootstrap: () => bootstrapDemo(makeCtx(deps), config),
     otherWorkspace: async (slug) => {
       const ctx = makeCtx(deps);
-      const w = await ensureWorkspace(ctx, { slug, name: slug, ownerEmail: `owner@${slug}.test`, appSlug: "store", appName: "Store" });
+      // live like the demo, so tenancy tests can use either workspace's production environment
+      const w = await ensureWorkspace(ctx, { slug, name: slug, ownerEmail: `owner@${slug}.test`, appSlug: "store", appName: "Store", live: true });
       const dashboardToken = await mintDashboardToken(ctx, w.owner.id);
       const res = await fetch(`${base}/api/v1/api-keys`, {
         method: "POST",

@@ -53,7 +53,12 @@ export function killAll() {
 
 /** Starts src/main.ts and resolves once `ready` matches the output (or rejects after timeoutMs). */
 export function startService(env: Record<string, string>, ready = /listening on/, timeoutMs = 90_000, args: string[] = []): Promise<Started> {
-  const proc = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  return startScript("src/main.ts", args, env, ready, timeoutMs);
+}
+
+/** Starts any entry point (e.g. src/cli/jobs.ts) in its own process group; resolves once `ready` matches. */
+export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp | null = null, timeoutMs = 90_000): Promise<Started> {
+  const proc = spawn(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   running.add(proc);
   proc.once("exit", () => running.delete(proc));
   let out = "";
@@ -75,10 +80,15 @@ export function startService(env: Record<string, string>, ready = /listening on/
         else proc.kill(signal);
       }),
   };
+  if (!ready) {
+    proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    return Promise.resolve(started);
+  }
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(proc, "SIGKILL");
-      reject(new Error(`service did not start in ${timeoutMs} ms:\n${out}`));
+      reject(new Error(`${script} did not start in ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
@@ -91,7 +101,7 @@ export function startService(env: Record<string, string>, ready = /listening on/
     proc.stderr!.on("data", onData);
     proc.once("exit", (code) => {
       clearTimeout(timer);
-      if (!ready.test(out)) reject(new Error(`service exited with ${code}:\n${out}`));
+      if (!ready.test(out)) reject(new Error(`${script} exited with ${code}:\n${out}`));
     });
   });
 }

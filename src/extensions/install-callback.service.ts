@@ -1,0 +1,98 @@
+// Install callbacks (platform rule 6): after each install, when the extension has client credentials and an
+// installCallbackUrl, one notice (identifiers only) is POSTed with X-Service-Install-Token, an RS256 JWT
+// (sub = installation id, aud = extension id, iss = "service") verifiable against /.well-known/extension-jwks.json.
+// A row per notice (InstallCallback) makes it survive restarts: 3 attempts in all, 4xx is permanent, 5xx and network
+// failures are retried (EXTENSION_CALLBACK_RETRY_SCHEDULE). Claims are leases (FOR UPDATE SKIP LOCKED), so two
+// workers never send one notice at the same time.
+import type { Installation } from "../generated/prisma/client";
+import { signJwt } from "../platform/signing-keys";
+import type { Ctx, Deps } from "../shared/context";
+import { nudge } from "../shared/job-workers";
+
+export const INSTALL_CALLBACK_JOB = "extension-install-callbacks";
+export const INSTALL_CALLBACK_ATTEMPTS = 3;
+/** Install tokens are short-lived: a receiver verifies them on arrival. */
+const TOKEN_TTL_SECONDS = 300;
+const LEASE_MS = 60_000;
+const TIMEOUT_MS = 10_000;
+
+/** Queues the notice of this install (in the install's transaction); the job sends it after commit. */
+export async function queueInstallCallback(tx: Ctx, inst: Installation) {
+  await tx.db.installCallback.create({ data: { installationId: inst.id, installSequence: inst.installSequence, nextAttemptAt: tx.clock.now() } });
+  tx.afterCommit?.push(() => nudge(INSTALL_CALLBACK_JOB));
+}
+
+/** The signed install token of an installation (also what a receiver verifies). */
+export function installToken(deps: Deps, inst: { id: string; extensionId: string; installSequence: number }) {
+  return signJwt(deps, "extensions", { installSequence: inst.installSequence, typ: "extension.install" }, { issuer: "service", subject: inst.id, audience: inst.extensionId, ttlSeconds: TOKEN_TTL_SECONDS });
+}
+
+type Claimed = { id: string; installationId: string; installSequence: number; attempts: number };
+
+/** One pass: sends every due notice; returns how many were attempted. */
+export async function runInstallCallbacks(deps: Deps): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const now = deps.clock.now();
+    const claimed = await deps.prisma.$queryRaw<Claimed[]>`
+      WITH due AS (
+        SELECT id FROM "InstallCallback"
+        WHERE status = 'pending' AND "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
+        ORDER BY "nextAttemptAt" LIMIT 50 FOR UPDATE SKIP LOCKED)
+      UPDATE "InstallCallback" c SET "lockedUntil" = ${new Date(now.getTime() + LEASE_MS)}, attempts = c.attempts + 1, "updatedAt" = ${now}
+      FROM due WHERE c.id = due.id
+      RETURNING c.id, c."installationId", c."installSequence", c.attempts`;
+    if (!claimed.length) return total;
+    total += claimed.length;
+    await Promise.all(claimed.map((c) => sendOne(deps, c)));
+  }
+}
+
+async function sendOne(deps: Deps, c: Claimed) {
+  const { prisma, clock, config } = deps;
+  const finish = (data: { status: string; lastStatusCode?: number | null; lastError?: string | null; nextAttemptAt?: Date }) =>
+    prisma.installCallback.update({ where: { id: c.id }, data: { ...data, lockedUntil: null, updatedAt: clock.now() } });
+  const inst = await prisma.installation.findUnique({ where: { id: c.installationId }, include: { extension: true, version: true } });
+  const url = inst?.extension.installCallbackUrl;
+  if (!inst || !url || !inst.extension.clientSecretHash) return finish({ status: "failed", lastError: "no install callback configured any more" });
+  if (inst.installSequence !== c.installSequence || inst.status !== "active") return finish({ status: "failed", lastError: "superseded: the install changed since" });
+  const env = await prisma.environment.findUniqueOrThrow({ where: { id: inst.environmentId }, select: { kind: true } });
+  // identifiers only: never the manifest, config, keys or secrets
+  const body = JSON.stringify({
+    type: "extension.install_callback",
+    installationId: inst.id,
+    extensionId: inst.extensionId,
+    workspaceId: inst.workspaceId,
+    applicationId: inst.applicationId,
+    environmentId: inst.environmentId,
+    environmentKind: env.kind,
+    versionId: inst.versionId,
+    version: inst.version?.version ?? null,
+    installSequence: inst.installSequence,
+    installedAt: inst.installedAt.toISOString(),
+  });
+  let status: number | null = null;
+  let error: string | null = null;
+  try {
+    const token = await installToken(deps, inst);
+    const res = await (deps.fetch ?? fetch)(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "user-agent": "quote-to-cash-extensions/1", "x-service-install-token": token },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    status = res.status;
+    await res.body?.cancel().catch(() => undefined);
+  } catch (e: any) {
+    error = String(e?.cause?.code ?? e?.message ?? e).slice(0, 200);
+  }
+  if (status !== null && status >= 200 && status < 300) return finish({ status: "succeeded", lastStatusCode: status, lastError: null });
+  const permanent = status !== null && status >= 300 && status < 500; // 4xx (and redirects, which are not followed) are the receiver's final word
+  if (permanent || c.attempts >= INSTALL_CALLBACK_ATTEMPTS) {
+    return finish({ status: "failed", lastStatusCode: status, lastError: error ?? `HTTP ${status}` });
+  }
+  const schedule = config.EXTENSION_CALLBACK_RETRY_SCHEDULE;
+  const wait = schedule[Math.min(c.attempts - 1, schedule.length - 1)];
+  return finish({ status: "pending", lastStatusCode: status, lastError: error ?? `HTTP ${status}`, nextAttemptAt: new Date(clock.now().getTime() + wait) });
+}

@@ -1,0 +1,164 @@
+// An extension session token (sessions.service.ts) sent as `Authorization: Bearer` resolves to a Principal pinned to
+// the install's application and environment with the installed version's scopes. The signature and expiry are
+// checked with the session keys; then one query reads every row the token names, so the token stops working the
+// moment its install is uninstalled or suspended, its dashboard session is revoked, or the member loses the
+// application or the environment.
+import { z } from "zod";
+import { memberCanUseEnvironment, memberHasPermission } from "../platform/permissions";
+import type { EnvironmentKind, MemberInfo, Principal } from "../platform/principal";
+import type { Ctx } from "../shared/context";
+import { errors } from "../shared/errors";
+import { verifySessionToken } from "./session-keys";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../billing/workspace-billing";
+import { extensionScopes, manifestOf, originOf, roleOf, SESSION_TOKEN_USE } from "./session-claims";
+
+/** A compact JWS: three base64url parts, the header a JSON object (`eyJ` is `{"`). Dashboard tokens are `dst_…`. */
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const looksLikeJwt = (token: string) => token.length <= 8192 && JWT_SHAPE.test(token);
+
+// Only the claims this service relies on; any other claim is ignored.
+const claimsSchema = z.object({
+  token_use: z.literal(SESSION_TOKEN_USE),
+  sub: z.uuid(),
+  aud: z.string(),
+  exp: z.number(),
+  sid: z.uuid(),
+  installationId: z.string().min(1).max(100),
+  extensionId: z.string().min(1).max(100),
+  workspace: z.object({ id: z.uuid() }),
+  application: z.object({ id: z.uuid() }),
+  environment: z.object({ environmentId: z.uuid() }),
+  scopes: z.array(z.string()),
+});
+
+interface Row extends BillingRow {
+  status: string;
+  extensionId: string;
+  workspaceId: string;
+  applicationId: string;
+  environmentId: string;
+  versionId: string | null;
+  extName: string;
+  extScopes: string[];
+  extIframeUrl: string | null;
+  version: string | null;
+  manifest: unknown;
+  wsName: string;
+  wsSlug: string;
+  appName: string;
+  appSlug: string;
+  appCurrency: string;
+  envSlug: string;
+  envKind: string;
+  envProvider: string;
+  envStatus: string;
+  sRevokedAt: Date | null;
+  sExpiresAt: Date | null;
+  memberId: string;
+  mWorkspaceId: string;
+  workspaceRole: string | null;
+  applicationRoles: unknown;
+  environmentGrants: unknown;
+  removedAt: Date | null;
+  userId: string;
+  email: string;
+}
+
+const refused = () => errors.unauthorized("Invalid or expired extension session token");
+
+export async function authenticateExtensionSession(ctx: Ctx, token: string): Promise<Principal> {
+  let payload: unknown;
+  try {
+    payload = await verifySessionToken(ctx, token);
+  } catch {
+    throw refused();
+  }
+  const parsed = claimsSchema.safeParse(payload);
+  if (!parsed.success) throw refused();
+  const c = parsed.data;
+  if (c.aud !== c.extensionId) throw refused();
+  // One round trip for every row the token leans on (an extension calls on each bridge request).
+  const [row] = await ctx.db.$queryRaw<Row[]>`
+    SELECT i.status, i."extensionId", i."workspaceId", i."applicationId", i."environmentId", i."versionId",
+           x.name AS "extName", x.scopes AS "extScopes", x."iframeUrl" AS "extIframeUrl",
+           v.version, v.manifest,
+           w.name AS "wsName", w.slug AS "wsSlug", ${BILLING_COLUMNS},
+           a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
+           e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus",
+           s."revokedAt" AS "sRevokedAt", s."expiresAt" AS "sExpiresAt",
+           m.id AS "memberId", m."workspaceId" AS "mWorkspaceId", m."workspaceRole", m."applicationRoles", m."environmentGrants", m."removedAt",
+           u.id AS "userId", u.email
+    FROM "Installation" i
+    JOIN "Extension" x ON x.id = i."extensionId"
+    LEFT JOIN "ExtensionVersion" v ON v.id = i."versionId"
+    JOIN "Workspace" w ON w.id = i."workspaceId"
+    ${BILLING_JOIN}
+    JOIN "Application" a ON a.id = i."applicationId"
+    JOIN "Environment" e ON e.id = i."environmentId"
+    JOIN "DashboardSession" s ON s.id = ${c.sid}::uuid
+    JOIN "Member" m ON m.id = s."memberId"
+    JOIN "User" u ON u.id = m."userId"
+    WHERE i.id = ${c.installationId}`;
+  const now = ctx.clock.now();
+  if (
+    !row ||
+    row.status !== "active" ||
+    row.extensionId !== c.extensionId ||
+    row.workspaceId !== c.workspace.id ||
+    row.applicationId !== c.application.id ||
+    row.environmentId !== c.environment.environmentId ||
+    row.envStatus !== "active" ||
+    row.sRevokedAt ||
+    (row.sExpiresAt && row.sExpiresAt <= now) ||
+    row.removedAt ||
+    row.mWorkspaceId !== row.workspaceId ||
+    row.userId !== c.sub
+  ) {
+    throw refused();
+  }
+  const member: MemberInfo = {
+    id: row.memberId,
+    userId: row.userId,
+    email: row.email,
+    workspaceRole: row.workspaceRole as MemberInfo["workspaceRole"],
+    applicationRoles: (row.applicationRoles ?? []) as MemberInfo["applicationRoles"],
+    environmentGrants: (row.environmentGrants ?? { grantType: "all" }) as MemberInfo["environmentGrants"],
+  };
+  const environment = { id: row.environmentId, slug: row.envSlug, kind: row.envKind as EnvironmentKind, providerEnvironment: row.envProvider as "production" | "sandbox" };
+  if (!memberHasPermission(member, "application:read", row.applicationId) || !memberCanUseEnvironment(member, environment)) throw refused();
+  const manifest = manifestOf(row.versionId ? { manifest: row.manifest } : null, { scopes: row.extScopes, iframeUrl: row.extIframeUrl });
+  // The scopes the token was minted with, and still held by the installed version (an upgrade may have dropped some).
+  const current = new Set(extensionScopes(manifest.scopes));
+  const scopes = extensionScopes(c.scopes).filter((s) => current.has(s));
+  return {
+    type: "extension_session",
+    credentialId: `extension_session:${c.installationId}:${row.memberId}`,
+    workspace: { id: row.workspaceId, name: row.wsName, slug: row.wsSlug },
+    billing: billingOfRow(row),
+    application: { id: row.applicationId, name: row.appName, slug: row.appSlug, currency: row.appCurrency },
+    environment,
+    environmentExplicit: true,
+    scopes,
+    apiKey: null,
+    member: null,
+    extension: {
+      installationId: c.installationId,
+      extensionId: row.extensionId,
+      extensionName: row.extName,
+      versionId: row.versionId,
+      version: row.version,
+      user: { id: row.userId, email: row.email },
+      memberId: row.memberId,
+      role: roleOf(member, row.applicationId) ?? "viewer",
+      iframeOrigin: originOf(manifest.iframeUrl),
+      expiresAt: new Date(c.exp * 1000),
+    },
+  };
+}
+
+/** Whether an extension session principal still holds (for long-lived sockets): not expired, install still active. */
+export async function extensionSessionIsLive(ctx: Ctx, p: Principal): Promise<boolean> {
+  if (!p.extension || p.extension.expiresAt <= ctx.clock.now()) return false;
+  const inst = await ctx.db.installation.findUnique({ where: { id: p.extension.installationId }, select: { status: true } });
+  return inst?.status === "active";
+}

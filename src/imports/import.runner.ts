@@ -1,0 +1,253 @@
+// The import worker: runs the validate (dry run), commit and undo passes of imports whose verb moved them to
+// validating, committing or undoing. A worker claims one import with a lease (renewed every batch, on the
+// database's clock); a killed worker's lease lapses and the next worker resumes. A commit writes each batch of
+// rows (IMPORT_BATCH_ROWS, 500 by default, never splitting one order's rows) in one transaction with its
+// checkpoint, so a resumed commit starts after the last finished batch and ends with the same rows as a commit
+// that was never interrupted. The dry run reads and checks the same way but writes only its report.
+import { randomUUID } from "node:crypto";
+import type { Import } from "../generated/prisma/client";
+import { recordEvent, tenantOf } from "../events/events.service";
+import { type Deps, makeCtx, type Tx, withTx } from "../shared/context";
+import { customerHandler } from "./import.customers";
+import type { ImportEntity } from "./import.fields";
+import { type BulkColumn, bulkInsert } from "../shared/bulk-insert";
+import { type BatchOutcome, type ImportHandler, type RecordRow, type ImportSettings, type MappedRow, type Notes, type PassState, type RowError } from "./import.handler";
+import { openRows, type SourceRow } from "./import.rows";
+import { orderHandler } from "./import.orders";
+import { runUndo } from "./import.undo";
+
+/** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
+export const MAX_ERROR_ROWS = 10_000;
+/** CSV/TSV row limit (Excel files are held to 65,536 by the reader). */
+export const MAX_ROWS = 500_000;
+
+const HANDLERS: Partial<Record<ImportEntity, ImportHandler>> = { customer: customerHandler };
+export function registerImportHandler(entity: ImportEntity, handler: ImportHandler) {
+  HANDLERS[entity] = handler;
+}
+registerImportHandler("order", orderHandler);
+
+class LeaseLost extends Error {}
+
+const recordColumns = (importId: string, now: Date): BulkColumn<RecordRow>[] => [
+  { name: "id", type: "uuid", value: () => randomUUID() },
+  { name: "importId", type: "uuid", value: () => importId },
+  { name: "entityType", type: "text", value: (r) => r.entityType },
+  { name: "entityId", type: "uuid", value: (r) => r.entityId },
+  { name: "action", type: "text", value: (r) => r.action },
+  { name: "rowNumber", type: "int", value: (r) => r.rowNumber },
+  { name: "createdAt", type: "timestamptz", value: () => now },
+];
+
+type Summary = Record<string, { count: number; sample: (string | number)[] }>;
+
+/** Claims and runs every pending pass, one import at a time; returns how many passes ran. */
+export async function runImportPasses(deps: Deps, opts: { owner?: string } = {}): Promise<{ passes: number }> {
+  const owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  let passes = 0;
+  for (;;) {
+    const imp = await claimImport(deps, owner);
+    if (!imp) return { passes };
+    await runPass(deps, imp, owner);
+    passes++;
+  }
+}
+
+async function claimImport(deps: Deps, owner: string): Promise<Import | null> {
+  const lease = deps.config.IMPORT_LEASE_SECONDS;
+  const rows = await deps.prisma.$queryRaw<{ id: string }[]>`
+    UPDATE "Import" SET "leaseOwner" = ${owner}, "leaseUntil" = now() + make_interval(secs => ${lease})
+    WHERE "id" = (
+      SELECT "id" FROM "Import"
+      WHERE "status" IN ('validating', 'committing', 'undoing') AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
+      ORDER BY "updatedAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING "id"`;
+  if (!rows[0]) return null;
+  return deps.prisma.import.findUnique({ where: { id: rows[0].id } });
+}
+
+/** Renews the lease inside `db`'s transaction; throws LeaseLost when another worker or a verb took the import. */
+async function renewLease(db: Tx | Deps["prisma"], deps: Deps, imp: Import, owner: string) {
+  const n = await db.$executeRaw`UPDATE "Import" SET "leaseUntil" = now() + make_interval(secs => ${deps.config.IMPORT_LEASE_SECONDS})
+    WHERE "id" = ${imp.id}::uuid AND "leaseOwner" = ${owner} AND "status" = ${imp.status}`;
+  if (n !== 1) throw new LeaseLost();
+}
+
+export function settingsOf(imp: Import, currency: string, now: Date): ImportSettings {
+  return {
+    importId: imp.id,
+    applicationId: imp.applicationId,
+    environmentId: imp.environmentId,
+    provider: (imp.provider as ImportSettings["provider"]) ?? null,
+    dateOrder: (imp.dateOrder as "dmy" | "mdy") ?? "mdy",
+    emptyPaymentPolicy: (imp.emptyPaymentPolicy as ImportSettings["emptyPaymentPolicy"]) ?? null,
+    guestSentinels: new Set(((imp.guestSentinels as string[]) ?? []).map((g) => g.trim().toLowerCase())),
+    createMissingCustomers: imp.createMissingCustomers,
+    currency,
+    now,
+  };
+}
+
+/** A source row seen through the mapping. */
+export function mapRow(row: SourceRow, index: Map<string, { i: number; header: string }>): MappedRow {
+  return {
+    rowNumber: row.rowNumber,
+    get: (field) => {
+      const at = index.get(field);
+      if (!at) return undefined;
+      const v = row.cells[at.i]?.trim();
+      return v ? v : undefined;
+    },
+    column: (field) => index.get(field)?.header ?? null,
+  };
+}
+
+export function fieldIndex(imp: Import): Map<string, { i: number; header: string }> {
+  const headers = (imp.headers as string[] | null) ?? [];
+  const columns = (imp.columns as Record<string, string> | null) ?? {};
+  const index = new Map<string, { i: number; header: string }>();
+  for (const [header, field] of Object.entries(columns)) {
+    const i = headers.indexOf(header);
+    if (i >= 0 && field) index.set(field, { i, header });
+  }
+  return index;
+}
+
+/** Groups of rows (one record each), in batches of at least `batchRows` rows that never split a group. */
+async function* batches(rows: AsyncIterable<SourceRow>, handler: ImportHandler, index: Map<string, { i: number; header: string }>, batchRows: number) {
+  let batch: MappedRow[][] = [];
+  let inBatch = 0;
+  let group: MappedRow[] = [];
+  let key: string | null = null;
+  for await (const src of rows) {
+    const row = mapRow(src, index);
+    const k = handler.groupKey(row);
+    if (group.length && (k === null || k !== key)) {
+      batch.push(group);
+      inBatch += group.length;
+      group = [];
+      if (inBatch >= batchRows) {
+        yield batch;
+        batch = [];
+        inBatch = 0;
+      }
+    }
+    group.push(row);
+    key = k;
+  }
+  if (group.length) batch.push(group);
+  if (batch.length) yield batch;
+}
+
+function mergeSummary(summary: Summary, errors: RowError[], notes: Notes) {
+  for (const e of errors) {
+    const s = (summary[e.code] ??= { count: 0, sample: [] });
+    s.count++;
+    if (s.sample.length < 10 && !s.sample.includes(e.rowNumber)) s.sample.push(e.rowNumber);
+  }
+  for (const [k, n] of Object.entries(notes)) {
+    const s = (summary[k] ??= { count: 0, sample: [] });
+    s.count += n.count;
+    for (const x of n.sample) if (s.sample.length < 10) s.sample.push(x);
+  }
+}
+
+async function runPass(deps: Deps, claimed: Import, owner: string) {
+  const mode = claimed.status === "validating" ? "validate" : claimed.status === "committing" ? "commit" : "undo";
+  try {
+    if (mode === "undo") await runUndo(deps, claimed, owner, () => renewLease(deps.prisma, deps, claimed, owner));
+    else await runRows(deps, claimed, owner, mode);
+  } catch (e) {
+    if (e instanceof LeaseLost) return; // another worker (or a verb) has it now
+    const reason = e instanceof Error ? e.message : String(e);
+    if (deps.config.LOG_LEVEL !== "silent") console.error(`[imports] ${mode} of ${claimed.id} failed: ${reason}`);
+    await deps.prisma.import.updateMany({
+      where: { id: claimed.id, leaseOwner: owner, status: claimed.status },
+      data: { status: "failed", failureReason: reason.slice(0, 1000), leaseOwner: null, leaseUntil: null, updatedAt: deps.clock.now() },
+    });
+  }
+}
+
+async function runRows(deps: Deps, claimed: Import, owner: string, mode: "validate" | "commit") {
+  const handler = HANDLERS[claimed.entityType as ImportEntity];
+  if (!handler) throw new Error(`${claimed.entityType} imports cannot run yet`);
+  const app = await deps.prisma.application.findUniqueOrThrow({ where: { id: claimed.applicationId }, select: { currency: true } });
+  const write = mode === "commit";
+  // a dry run always starts over; a commit starts over only when no batch has been written yet
+  const fresh = !write || claimed.checkpointRow === 0;
+  let imp = claimed;
+  if (fresh) {
+    await deps.prisma.importError.deleteMany({ where: { importId: imp.id } });
+    imp = await deps.prisma.import.update({
+      where: { id: imp.id },
+      data: { rowsProcessed: 0, rowsCreated: 0, rowsUpdated: 0, rowsSkipped: 0, rowsFailed: 0, errorSummary: {}, checkpointRow: 0, failureReason: null, ...(write ? {} : { rowsTotal: null }) },
+    });
+  }
+  const summary: Summary = fresh ? {} : ((imp.errorSummary as Summary) ?? {});
+  let errorRows = fresh ? 0 : (await deps.prisma.importError.groupBy({ by: ["rowNumber"], where: { importId: imp.id } })).length;
+  const counters = { rowsProcessed: imp.rowsProcessed, rowsCreated: imp.rowsCreated, rowsUpdated: imp.rowsUpdated, rowsSkipped: imp.rowsSkipped, rowsFailed: imp.rowsFailed };
+  const state: PassState = new Map();
+  const index = fieldIndex(imp);
+  const fromRow = write ? imp.checkpointRow + 1 : 2;
+  const batchRows = deps.config.IMPORT_BATCH_ROWS;
+
+  for await (const groups of batches(openRows(deps.config, imp, Math.max(2, fromRow)), handler, index, batchRows)) {
+    const rowsIn = groups.reduce((n, g) => n + g.length, 0);
+    const lastRow = groups.at(-1)!.at(-1)!.rowNumber;
+    if (counters.rowsProcessed + rowsIn > MAX_ROWS) throw new Error(`The file has more than ${MAX_ROWS.toLocaleString("en-US")} data rows (the limit for one import)`);
+    const now = deps.clock.now();
+    const s = settingsOf(imp, app.currency, now);
+    const apply = async (tx: Tx) => {
+      const out: BatchOutcome = await handler.runBatch(tx, s, groups, write, state);
+      if (write) await bulkInsert(tx, "ImportRecord", recordColumns(imp.id, now), out.records, { onConflictDoNothing: true });
+      // keep the report of the first MAX_ERROR_ROWS failing rows; the counts and summary keep everything
+      const keep: RowError[] = [];
+      const rowsSeen = new Set<number>();
+      for (const e of out.errors) {
+        if (!rowsSeen.has(e.rowNumber)) {
+          if (errorRows + rowsSeen.size >= MAX_ERROR_ROWS) continue;
+          rowsSeen.add(e.rowNumber);
+        }
+        keep.push(e);
+      }
+      if (keep.length) await tx.importError.createMany({ data: keep.map((e) => ({ importId: imp.id, ...e, createdAt: now })) });
+      const next = {
+        rowsProcessed: counters.rowsProcessed + rowsIn,
+        rowsCreated: counters.rowsCreated + out.created,
+        rowsUpdated: counters.rowsUpdated + out.updated,
+        rowsSkipped: counters.rowsSkipped + out.skipped,
+        rowsFailed: counters.rowsFailed + out.failed,
+      };
+      const nextSummary: Summary = JSON.parse(JSON.stringify(summary));
+      mergeSummary(nextSummary, out.errors, out.notes);
+      const n = await tx.import.updateMany({
+        where: { id: imp.id, leaseOwner: owner, status: imp.status },
+        data: { ...next, errorSummary: nextSummary, ...(write ? { checkpointRow: lastRow } : {}), updatedAt: now },
+      });
+      if (n.count !== 1) throw new LeaseLost();
+      await renewLease(tx, deps, imp, owner);
+      return { next, nextSummary, kept: rowsSeen.size };
+    };
+    const r = write ? await deps.prisma.$transaction((tx) => apply(tx), { timeout: 120_000, maxWait: 30_000 }) : await apply(deps.prisma as unknown as Tx);
+    Object.assign(counters, r.next);
+    for (const k of Object.keys(summary)) delete summary[k];
+    Object.assign(summary, r.nextSummary);
+    errorRows += r.kept;
+    deps.hub.importChanged(imp.id);
+  }
+
+  // the pass is done: one conditional update ends it, with import.completed in the same transaction
+  await withTx(makeCtx(deps), async (ctx) => {
+    const now = ctx.clock.now();
+    const n = await ctx.db.import.updateMany({
+      where: { id: imp.id, leaseOwner: owner, status: imp.status },
+      data: write
+        ? { status: "completed", committedAt: now, lastPassMode: "commit", leaseOwner: null, leaseUntil: null, updatedAt: now }
+        : { status: "validated", dryRunAt: now, lastPassMode: "validate", rowsTotal: counters.rowsProcessed, leaseOwner: null, leaseUntil: null, updatedAt: now },
+    });
+    if (n.count !== 1) throw new LeaseLost();
+    await recordEvent(ctx, await tenantOf(ctx, imp), "import.completed", { importId: imp.id, mode, entityType: imp.entityType, ...counters });
+  });
+  deps.hub.importChanged(imp.id);
+}
+

@@ -1,0 +1,112 @@
+// An OAuth access token (RS256 JWT from the authorization server) resolved into a Principal, wherever an API key is
+// accepted: REST, GraphQL, graphql-ws and /mcp. The signature, issuer, audience and expiry come from the token; the
+// tenant (application + environment), the member and whether the grant still stands come from the OAuthGrant row,
+// read on every request, so revoking a grant (or removing the member) refuses its tokens at once in every process.
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import type { Ctx } from "../shared/context";
+import { errors } from "../shared/errors";
+import { memberCanUseEnvironment } from "../platform/permissions";
+import type { EnvironmentKind, MemberInfo, Principal } from "../platform/principal";
+import { oauthJwks } from "./keys";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../billing/workspace-billing";
+import { oauthResources } from "./resources";
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export const looksLikeJwt = (token: string) => token.length <= 4096 && JWT_SHAPE.test(token);
+
+interface GrantRow extends BillingRow {
+  id: string;
+  clientId: string;
+  clientName: string | null;
+  memberId: string;
+  scopes: string[];
+  revokedAt: Date | null;
+  wsId: string;
+  wsName: string;
+  wsSlug: string;
+  appId: string;
+  appName: string;
+  appSlug: string;
+  appCurrency: string;
+  envId: string;
+  envSlug: string;
+  envKind: string;
+  envProvider: string;
+  envStatus: string;
+  userId: string;
+  email: string;
+  workspaceRole: string | null;
+  applicationRoles: unknown;
+  environmentGrants: unknown;
+  removedAt: Date | null;
+}
+
+async function verify(ctx: Ctx, token: string): Promise<JWTPayload> {
+  const { config } = ctx.deps;
+  const r = oauthResources(config);
+  // Token lifetimes are the authorization server's, on wall-clock time (not the request's clock).
+  const opts = { issuer: r.api, audience: [r.api, r.mcp], algorithms: ["RS256"], typ: "at+jwt", requiredClaims: ["exp", "sub", "client_id", "gid"] };
+  try {
+    return (await jwtVerify(token, createLocalJWKSet(await oauthJwks(ctx.deps)), opts)).payload;
+  } catch (e) {
+    // A kid this process has not seen yet: another process rotated the key; read the set again once.
+    if (e instanceof joseErrors.JWKSNoMatchingKey) return (await jwtVerify(token, createLocalJWKSet(await oauthJwks(ctx.deps, true)), opts)).payload;
+    throw e;
+  }
+}
+
+export async function authenticateAccessToken(ctx: Ctx, token: string): Promise<Principal> {
+  let claims: JWTPayload;
+  try {
+    claims = await verify(ctx, token);
+  } catch (e) {
+    if (e instanceof joseErrors.JWTExpired) throw errors.unauthorized("The OAuth access token has expired: refresh it");
+    throw errors.unauthorized("Invalid OAuth access token");
+  }
+  const gid = String(claims.gid);
+  const [g] = await ctx.db.$queryRaw<GrantRow[]>`
+    SELECT g.id, g."clientId", g."clientName", g."memberId", g.scopes, g."revokedAt",
+           w.id AS "wsId", w.name AS "wsName", w.slug AS "wsSlug", ${BILLING_COLUMNS},
+           a.id AS "appId", a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
+           e.id AS "envId", e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus",
+           u.id AS "userId", u.email, m."workspaceRole", m."applicationRoles", m."environmentGrants", m."removedAt"
+    FROM "OAuthGrant" g
+    JOIN "Member" m ON m.id = g."memberId"
+    JOIN "User" u ON u.id = m."userId"
+    JOIN "Workspace" w ON w.id = g."workspaceId" AND w.id = m."workspaceId"
+    ${BILLING_JOIN}
+    JOIN "Application" a ON a.id = g."applicationId" AND a."workspaceId" = w.id
+    JOIN "Environment" e ON e.id = g."environmentId" AND e."workspaceId" = w.id
+    WHERE g.id = ${gid}`;
+  if (!g || g.revokedAt || g.removedAt || g.envStatus !== "active" || g.memberId !== claims.sub || g.clientId !== claims.client_id) {
+    throw errors.unauthorized("Invalid or revoked OAuth access token");
+  }
+  const member: MemberInfo = {
+    id: g.memberId,
+    userId: g.userId,
+    email: g.email,
+    workspaceRole: g.workspaceRole as MemberInfo["workspaceRole"],
+    applicationRoles: (g.applicationRoles ?? []) as MemberInfo["applicationRoles"],
+    environmentGrants: (g.environmentGrants ?? { grantType: "all" }) as MemberInfo["environmentGrants"],
+  };
+  const environment = { id: g.envId, slug: g.envSlug, kind: g.envKind as EnvironmentKind, providerEnvironment: g.envProvider as "production" | "sandbox" };
+  // The member's grants may have narrowed since the consent.
+  if (!memberCanUseEnvironment(member, environment)) throw errors.permissionDenied("Your environment grants no longer include this app's environment");
+  // A token carries the scopes it was issued with (a refresh may narrow them); the grant bounds them.
+  const tokenScopes = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
+  const scopes = tokenScopes.filter((s) => g.scopes.includes(s));
+  return {
+    type: "oauth",
+    credentialId: `oauth:${g.id}`,
+    workspace: { id: g.wsId, name: g.wsName, slug: g.wsSlug },
+    billing: billingOfRow(g),
+    application: { id: g.appId, name: g.appName, slug: g.appSlug, currency: g.appCurrency },
+    environment,
+    environmentExplicit: true,
+    scopes,
+    apiKey: null,
+    member,
+    oauth: { grantId: g.id, clientId: g.clientId, clientName: g.clientName, expiresAt: Number(claims.exp) },
+  };
+}

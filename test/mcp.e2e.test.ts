@@ -1,0 +1,209 @@
+// The hosted tool endpoint /mcp, through the MCP SDK's own client (StreamableHTTPClientTransport) with OAuth access
+// tokens from our authorization server: tools listed, a quote created then read, scope refusals as tool errors,
+// the 401 challenge, tenancy; and no token ever reaches the server's output.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { startWithDemo, type TestApp } from "./helpers/app";
+import { client } from "./helpers/http";
+import { consent, obtainTokens, REDIRECT_URI } from "./helpers/oauth";
+import type { BootstrapResult } from "../src/platform/bootstrap.service";
+
+let t: TestApp;
+let api: ReturnType<typeof client>;
+let demo: BootstrapResult;
+
+/** Everything the server process prints while this file runs (console and stdout/stderr writes). */
+const printed: string[] = [];
+const secrets: string[] = [];
+const restores: (() => void)[] = [];
+
+beforeAll(async () => {
+  for (const m of ["log", "info", "warn", "error", "debug"] as const) {
+    const orig = console[m];
+    console[m] = (...args: unknown[]) => {
+      printed.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+      orig.apply(console, args as []);
+    };
+    restores.push(() => (console[m] = orig));
+  }
+  for (const stream of [process.stdout, process.stderr]) {
+    const orig = stream.write.bind(stream);
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      printed.push(String(chunk));
+      return (orig as any)(chunk, ...rest);
+    }) as typeof stream.write;
+    restores.push(() => (stream.write = orig));
+  }
+  ({ t, api, demo } = await startWithDemo({ env: { LOG_LEVEL: "debug" } }));
+});
+afterAll(async () => {
+  await t?.close();
+  for (const r of restores) r();
+});
+
+async function connect(token: string) {
+  const c = new Client({ name: "test-agent", version: "1.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return c;
+}
+
+const payload = (r: any) => JSON.parse(r.content[0].text);
+
+describe("/mcp", () => {
+  test("no token or a bad one: 401 with the protected resource metadata in WWW-Authenticate", async () => {
+    for (const auth of [undefined, "Bearer nope", `Bearer ${demo.dashboardToken}`]) {
+      const res = await fetch(`${t.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: auth } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      expect(res.status).toBe(401);
+      const challenge = res.headers.get("www-authenticate") ?? "";
+      expect(challenge).toMatch(/^Bearer /);
+      expect(challenge).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+    }
+    // an API key is not an OAuth token
+    const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": demo.apiKey }, body: "{}" });
+    expect(res.status).toBe(401);
+  });
+
+  test("the SDK client lists the tools, creates a quote and reads it back", async () => {
+    const { tokens } = await obtainTokens(t.url, demo.dashboardToken, "quotes:read quotes:write customers:read customers:write carts:read carts:write orders:read orders:write");
+    secrets.push(tokens.access_token, tokens.refresh_token!);
+    const c = await connect(tokens.access_token);
+    try {
+      const { tools } = await c.listTools();
+      const names = tools.map((x) => x.name);
+      for (const n of ["list_quotes", "get_quote", "create_quote", "update_quote", "list_orders", "get_order", "create_order", "update_order", "get_customer", "create_customer", "get_cart", "create_cart", "update_cart", "add_cart_item"]) {
+        expect(names).toContain(n);
+      }
+      const create = tools.find((x) => x.name === "create_quote")!;
+      expect(create.inputSchema).toMatchObject({ type: "object", properties: { customerEmail: expect.any(Object), items: expect.any(Object) } });
+      expect(create.description).toContain("quotes:write");
+
+      const created = await c.callTool({ name: "create_quote", arguments: { customerEmail: "mcp@example.com", items: [{ name: "Consulting", quantity: 3, unitPrice: 12000 }] } });
+      expect(created.isError).toBeFalsy();
+      const quote = payload(created);
+      expect(quote).toMatchObject({ id: expect.any(String), status: "draft" });
+      const read = await c.callTool({ name: "get_quote", arguments: { id: quote.id } });
+      expect(payload(read)).toMatchObject({ id: quote.id });
+      // the same quote over REST, in the same tenant
+      expect((await api("GET", `quotes/${quote.id}`, { key: demo.apiKey })).status).toBe(200);
+      const listed = payload(await c.callTool({ name: "list_quotes", arguments: { limit: 5 } }));
+      expect(listed.items.map((q: { id: string }) => q.id)).toContain(quote.id);
+      const updated = payload(await c.callTool({ name: "update_quote", arguments: { id: quote.id, changes: { buyerReference: "PO-77" } } }));
+      expect(updated).toMatchObject({ id: quote.id, buyerReference: "PO-77" });
+
+      // customers and carts
+      const customer = payload(await c.callTool({ name: "create_customer", arguments: { email: "mcp-customer@example.com" } }));
+      expect(payload(await c.callTool({ name: "get_customer", arguments: { id: customer.id } }))).toMatchObject({ id: customer.id });
+      const cart = await c.callTool({ name: "create_cart", arguments: {} });
+      expect(cart.isError).toBeFalsy();
+      expect(payload(await c.callTool({ name: "get_cart", arguments: { id: payload(cart).id } }))).toMatchObject({ id: payload(cart).id });
+      const order = await c.callTool({ name: "create_order", arguments: { customerEmail: "mcp-order@example.com", lineItems: [{ name: "Widget", quantity: 2, unitPrice: 1500 }] } });
+      expect(order.isError).toBeFalsy();
+      const orderId = payload(order).id;
+      const changed = payload(await c.callTool({ name: "update_order", arguments: { id: orderId, changes: { notes: "call before delivery" } } }));
+      expect(changed).toMatchObject({ id: orderId, notes: "call before delivery" });
+      expect(payload(await c.callTool({ name: "get_order", arguments: { id: orderId } }))).toMatchObject({ id: orderId, status: "draft" });
+      expect(payload(await c.callTool({ name: "list_orders", arguments: {} })).items.map((o: { id: string }) => o.id)).toContain(orderId);
+      const withItem = payload(await c.callTool({ name: "add_cart_item", arguments: { id: payload(cart).id, item: { name: "Gadget", unitPrice: 700, quantity: 1 } } }));
+      expect(withItem.items ?? withItem.lineItems).toHaveLength(1);
+
+      // bad input: the REST route's validation error, as a tool error naming the field
+      const bad = await c.callTool({ name: "create_quote", arguments: { customerEmail: "not-an-email" } });
+      expect(bad.isError).toBe(true);
+      expect(payload(bad).error).toMatchObject({ code: "validation_error", details: { issues: [expect.objectContaining({ path: ["customerEmail"] })] } });
+      // unknown id: not_found
+      const missing = await c.callTool({ name: "get_quote", arguments: { id: "00000000-0000-4000-8000-000000000000" } });
+      expect(missing.isError).toBe(true);
+      expect(payload(missing).error.code).toMatch(/not_found/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test("a token without quotes:write is refused on the write tool, with the scope named", async () => {
+    const { tokens } = await obtainTokens(t.url, demo.dashboardToken, "quotes:read");
+    secrets.push(tokens.access_token, tokens.refresh_token!);
+    const c = await connect(tokens.access_token);
+    try {
+      const r = await c.callTool({ name: "create_quote", arguments: { customerEmail: "x@example.com" } });
+      expect(r.isError).toBe(true);
+      expect(payload(r).error).toMatchObject({ code: "insufficient_scope", scope: "quotes:write" });
+      expect(payload(r).error.message).toContain("quotes:write");
+      const orders = await c.callTool({ name: "list_orders", arguments: {} });
+      expect(payload(orders).error).toMatchObject({ code: "insufficient_scope", scope: "orders:read" });
+      expect((await c.callTool({ name: "list_quotes", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await c.close();
+    }
+  });
+
+  test("tools reach only the grant's tenant; a revoked grant's token is refused at once", async () => {
+    const other = await t.otherWorkspace("mcp-other");
+    const foreign = await api("POST", "quotes", { key: other.apiKey, body: { customerEmail: "f@example.com" } });
+    expect(foreign.status).toBe(201);
+    const { tokens } = await obtainTokens(t.url, demo.dashboardToken, "quotes:read");
+    secrets.push(tokens.access_token, tokens.refresh_token!);
+    const c = await connect(tokens.access_token);
+    try {
+      const r = await c.callTool({ name: "get_quote", arguments: { id: foreign.body.data.id } });
+      expect(r.isError).toBe(true);
+      expect(payload(r).error.status).toBe(404);
+    } finally {
+      await c.close();
+    }
+    const gid = (await api("GET", "whoami", { token: tokens.access_token })).body.data.oauth.grantId;
+    expect((await api("DELETE", `oauth/grants/${gid}`, { token: demo.dashboardToken })).status).toBe(204);
+    await expect(connect(tokens.access_token)).rejects.toThrow();
+  });
+
+  test("the SDK's own OAuth client finds the authorization server from the 401, registers, and connects after consent", async () => {
+    const store: { client?: any; tokens?: any; verifier?: string; authUrl?: URL } = {};
+    const provider: OAuthClientProvider = {
+      get redirectUrl() {
+        return REDIRECT_URI;
+      },
+      get clientMetadata() {
+        return { client_name: "SDK agent", redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+      },
+      clientInformation: () => store.client,
+      saveClientInformation: (c) => void (store.client = c),
+      tokens: () => store.tokens,
+      saveTokens: (tk) => void (store.tokens = tk),
+      redirectToAuthorization: (url) => void (store.authUrl = url),
+      saveCodeVerifier: (v) => void (store.verifier = v),
+      codeVerifier: () => store.verifier!,
+    };
+    const url = new URL(`${t.url}/mcp`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(new Client({ name: "sdk-agent", version: "1.0.0" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(store.client?.client_id).toBeTruthy();
+    expect(store.authUrl!.searchParams.get("code_challenge_method")).toBe("S256");
+    // the user approves in the browser (the SDK asks for every scope the resource lists; the user pins the tenant)
+    const r = await consent(t.url, { url: store.authUrl!, verifier: "", state: store.authUrl!.searchParams.get("state") ?? "", redirectUri: REDIRECT_URI }, demo.dashboardToken, {
+      environmentId: demo.environments.sandbox.id,
+    });
+    expect(r.redirect?.searchParams.get("code")).toBeTruthy();
+    await first.finishAuth(r.redirect!.searchParams.get("code")!);
+    secrets.push(store.tokens.access_token, store.tokens.refresh_token);
+    const c = new Client({ name: "sdk-agent", version: "1.0.0" });
+    await c.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    try {
+      const created = payload(await c.callTool({ name: "create_customer", arguments: { email: "sdk-agent@example.com" } }));
+      expect(created.id).toBeTruthy();
+    } finally {
+      await c.close();
+    }
+  });
+
+  test("tokens never appear in the server's output", () => {
+    expect(secrets.length).toBeGreaterThan(0);
+    const all = printed.join("\n");
+    for (const s of secrets) expect(all.includes(s)).toBe(false);
+    // and no JWT-shaped string at all
+    expect(all).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}/);
+  });
+});
