@@ -10,4 +10,6 @@ module.exports = {
   // agenda, @agendajs/*, jose, oidc-provider and oauth4webapi are ESM-only: let swc turn them into CommonJS for Jest's runtime
   transformIgnorePatterns: ["/node_modules/(?!(agenda|@agendajs|jose|oidc-provider|oauth4webapi)/)"],
   testTimeout: 60000,
+  // embedded runs: one migrated PGlite dump for every test app (test/global-setup.ts)
+  globalSetup: "<rootDir>/test/global-setup.ts",
 };

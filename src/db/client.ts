@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import lockfile from "proper-lockfile";
@@ -31,6 +31,13 @@ export interface OpenDbOptions {
   poolMax?: number;
   /** Prisma's query-plan cache (LRU entries; 0 = off; default 1000, Prisma's own default) */
   planCacheSize?: number;
+  /**
+   * PGlite only, for "memory://": start from this dump (PGlite.dumpDataDir, uncompressed tar) instead of an empty
+   * cluster. Creating a cluster and migrating it costs seconds of WebAssembly; the test suite builds one migrated
+   * dump before its workers start (test/global-setup.ts). Migrations still run after loading: a stale dump is
+   * brought up to date, a current one costs one query.
+   */
+  pgliteTemplate?: string;
 }
 
 /** DATABASE_URL set -> PostgreSQL through pg; unset -> PGlite in a data folder. One code path above this. */
@@ -61,7 +68,9 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   }
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dir);
+    pglite = opts.pgliteTemplate && dir === "memory://"
+      ? await PGlite.create({ dataDir: dir, loadDataDir: new Blob([readFileSync(opts.pgliteTemplate)]) })
+      : await PGlite.create(dir);
   } catch (e) {
     await unlock?.();
     throw e;
