@@ -256,6 +256,51 @@ describe("install callback (rule 6)", () => {
     expect(tls.hits).toHaveLength(0);
   });
 
+  test("a production install never posts to a private address: an IP literal, or a name resolving to one at connect time", async () => {
+    const production = demo.environments.production.id;
+    // an IP literal (the https receiver on 127.0.0.1): refused before sending, whatever fetch is in use
+    // no webhook (a production webhook would have to be https): the install callback alone
+    const literal = await webhookExtension({ webhookUrl: null, eventSubscriptions: [] });
+    await credentials(literal.ext.id);
+    tls.hits.length = 0;
+    tls.setResponder(() => 200);
+    const a = await install(api, demo.dashboardToken, literal.ext.id, literal.version.id, demo.applicationId, production);
+    for (let i = 0; i < 5; i++) {
+      await runInstallCallbacks(t.deps);
+      await new Promise((r) => setTimeout(r, 30)); // past the 10 ms retry waits
+    }
+    expect(tls.hits).toHaveLength(0);
+    const rowA = await t.deps.prisma.installCallback.findFirstOrThrow({ where: { installationId: a.id } });
+    expect(rowA.status).toBe("failed");
+    expect(rowA.lastError).toMatch(/^blocked_address: 127\.0\.0\.1 resolves to 127\.0\.0\.1/);
+    // the same extension in the sandbox still reaches its receiver on loopback
+    await install(api, demo.dashboardToken, literal.ext.id, literal.version.id, demo.applicationId, sandbox);
+    await runInstallCallbacks(t.deps);
+    expect(tls.hits).toHaveLength(1);
+
+    // a name that resolves to a private address: the connection itself is refused (the service's own fetch)
+    const named = await webhookExtension({ webhookUrl: null, eventSubscriptions: [] });
+    await credentials(named.ext.id, { installCallbackUrl: "https://callbacks.publisher.test/installed" });
+    const savedFetch = t.deps.fetch;
+    const savedResolver = t.deps.resolver;
+    const asked: string[] = [];
+    t.deps.fetch = undefined;
+    t.deps.resolver = async (host: string) => {
+      asked.push(host);
+      return [{ address: "10.1.2.3", family: 4 }];
+    };
+    try {
+      const b = await install(api, demo.dashboardToken, named.ext.id, named.version.id, demo.applicationId, production);
+      await runInstallCallbacks(t.deps);
+      const rowB = await t.deps.prisma.installCallback.findFirstOrThrow({ where: { installationId: b.id } });
+      expect(rowB.lastError).toBe("blocked_address: callbacks.publisher.test resolves to 10.1.2.3, which production endpoints may not reach");
+      expect(asked).toContain("callbacks.publisher.test");
+    } finally {
+      t.deps.fetch = savedFetch;
+      t.deps.resolver = savedResolver;
+    }
+  });
+
   test("tokens signed before a key rotation still verify; the JWKS serves both keys", async () => {
     const before = (await (await fetch(`${t.url}/.well-known/extension-jwks.json`)).json()) as any;
     const { ext, version } = await webhookExtension();

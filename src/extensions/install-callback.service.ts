@@ -8,6 +8,8 @@ import type { Installation } from "../generated/prisma/client";
 import { signJwt } from "../platform/signing-keys";
 import type { Ctx, Deps } from "../shared/context";
 import { nudge } from "../shared/job-workers";
+import { assertPublicLiteral, blockedAddressOf, guardedLookup, type Resolver, systemResolver } from "../webhooks/url-policy";
+import { Agent, fetch as guardedFetch } from "undici";
 
 export const INSTALL_CALLBACK_JOB = "extension-install-callbacks";
 export const INSTALL_CALLBACK_ATTEMPTS = 3;
@@ -15,6 +17,18 @@ export const INSTALL_CALLBACK_ATTEMPTS = 3;
 const TOKEN_TTL_SECONDS = 300;
 const LEASE_MS = 60_000;
 const TIMEOUT_MS = 10_000;
+
+/** One connection pool per resolver for production callbacks, connecting only to public addresses. */
+const agents = new WeakMap<Resolver, Agent>();
+function guardedAgent(deps: Deps): Agent {
+  const resolve = deps.resolver ?? systemResolver;
+  let agent = agents.get(resolve);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: guardedLookup(resolve) as any } });
+    agents.set(resolve, agent);
+  }
+  return agent;
+}
 
 /** Queues the notice of this install (in the install's transaction); the job sends it after commit. */
 export async function queueInstallCallback(tx: Ctx, inst: Installation) {
@@ -74,8 +88,14 @@ async function sendOne(deps: Deps, c: Claimed) {
   let status: number | null = null;
   let error: string | null = null;
   try {
+    // Production installs post like production webhooks: never to a private, loopback or link-local address,
+    // checked for IP literals here and for every resolved name at connect time (no DNS rebinding).
+    const production = env.kind === "production";
+    if (production) assertPublicLiteral(url);
     const token = await installToken(deps, inst);
-    const res = await (deps.fetch ?? fetch)(url, {
+    const send = deps.fetch ?? (production ? (guardedFetch as unknown as typeof fetch) : fetch);
+    const res = await send(url, {
+      ...(production ? ({ dispatcher: guardedAgent(deps) } as object) : {}),
       method: "POST",
       headers: { "content-type": "application/json", "user-agent": "quote-to-cash-extensions/1", "x-service-install-token": token },
       body,
@@ -85,7 +105,8 @@ async function sendOne(deps: Deps, c: Claimed) {
     status = res.status;
     await res.body?.cancel().catch(() => undefined);
   } catch (e: any) {
-    error = String(e?.cause?.code ?? e?.message ?? e).slice(0, 200);
+    const blocked = blockedAddressOf(e);
+    error = (blocked ? `blocked_address: ${blocked.message}` : String(e?.cause?.code ?? e?.message ?? e)).slice(0, 200);
   }
   if (status !== null && status >= 200 && status < 300) return finish({ status: "succeeded", lastStatusCode: status, lastError: null });
   const permanent = status !== null && status >= 300 && status < 500; // 4xx (and redirects, which are not followed) are the receiver's final word

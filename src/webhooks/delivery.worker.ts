@@ -1,7 +1,6 @@
 // Sends due webhook deliveries: claims a batch with FOR UPDATE SKIP LOCKED (safe across processes), posts each
 // signed envelope with a 10 s timeout and no redirects, records the attempt, schedules a retry or dead-letters.
 // At least once: a claim is a lease, so a delivery whose worker died mid-send goes out again after it lapses.
-import { isIP } from "node:net";
 import { Agent, fetch as guardedFetch } from "undici";
 import { envelope } from "../events/events.service";
 import type { Deps } from "../shared/context";
@@ -9,7 +8,7 @@ import { openSecret } from "../shared/secrets";
 import { SIGNING_SECRET_PURPOSE } from "./endpoints.service";
 import { afterDeliveryOutcomes, notifyInstallAlert } from "../extensions/install-health.service";
 import { signatureHeader } from "./signature";
-import { BlockedAddressError, guardedLookup, isPrivateAddress, systemResolver } from "./url-policy";
+import { assertPublicLiteral, blockedAddressOf, guardedLookup, systemResolver } from "./url-policy";
 
 export interface WorkerOptions {
   batchSize?: number;
@@ -168,8 +167,7 @@ export class DeliveryWorker {
     const started = performance.now();
     try {
       // An IP literal is connected to without a lookup, so it is checked here (the agent checks every name).
-      const literal = new URL(url).hostname.replace(/^\[|\]$/g, "");
-      if (production && isIP(literal) && isPrivateAddress(literal)) throw new BlockedAddressError(literal, literal);
+      if (production) assertPublicLiteral(url);
       const send = production ? (guardedFetch as unknown as typeof fetch) : fetch;
       const res = await send(url, {
         ...(production ? ({ dispatcher: this.guarded } as object) : {}),
@@ -189,7 +187,7 @@ export class DeliveryWorker {
       const ok = res.status >= 200 && res.status < 300;
       return { d, ok, statusCode: res.status, error: ok ? null : `HTTP ${res.status}`, excerpt, ms: Math.round(performance.now() - started), at };
     } catch (e: any) {
-      const blocked = e instanceof BlockedAddressError ? e : e?.cause instanceof BlockedAddressError ? e.cause : null;
+      const blocked = blockedAddressOf(e);
       const error = blocked
         ? `blocked_address: ${blocked.message}`.slice(0, 200)
         : e?.name === "TimeoutError" ? `timeout after ${this.o.timeoutMs} ms` : String(e?.cause?.code ?? e?.message ?? e).slice(0, 200);

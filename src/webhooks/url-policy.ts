@@ -99,7 +99,7 @@ export async function checkWebhookUrl(raw: string, environmentKind: string, reso
 export class BlockedAddressError extends Error {
   readonly code = "blocked_address";
   constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, which production webhooks may not reach`);
+    super(`${host} resolves to ${address}, which production endpoints may not reach`);
   }
 }
 
@@ -122,3 +122,20 @@ export function guardedLookup(resolve: Resolver) {
     );
   };
 }
+
+/**
+ * Throws BlockedAddressError when `url` names a private, loopback or link-local address literally: an IP literal
+ * is connected to without a lookup, so guardedLookup never sees it. Call it before sending to a production endpoint.
+ */
+export function assertPublicLiteral(url: string | URL) {
+  const literal = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  if (isIP(literal) && isPrivateAddress(literal)) throw new BlockedAddressError(literal, literal);
+}
+
+/** The blocked address behind a failed fetch (thrown directly, or as the cause undici wraps it in), else null. */
+export function blockedAddressOf(e: unknown): BlockedAddressError | null {
+  if (e instanceof BlockedAddressError) return e;
+  const cause = (e as { cause?: unknown } | null)?.cause;
+  return cause instanceof BlockedAddressError ? cause : null;
+}
+
