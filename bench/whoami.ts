@@ -286,7 +286,8 @@ async function main() {
     const line = service.stdout.find((l) => l.trimStart().startsWith("{"));
     return line ? (JSON.parse(line).apiKey as string | undefined) : undefined;
   });
-  const listening = service.stdout.find((l) => /listening on/.test(l)) ?? "";
+  // the line comes after the first start's bootstrap and signing keys, which may finish after /readyz answers
+  const listening = await waitFor("the listening line", service, 30_000, async () => service.stdout.find((l) => /listening on/.test(l)));
   const serviceDbKind = /^\[(\w+)\]/.exec(listening)?.[1] ?? "unknown";
   const expectedKind = databaseUrl ? "pg" : "pglite";
   if (serviceDbKind !== expectedKind) throw new Error(`service reports database kind "${serviceDbKind}", expected "${expectedKind}": ${listening}`);

@@ -40,8 +40,31 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   const { config } = deps;
   const app = express();
   app.disable("x-powered-by");
+  // No automatic ETag on every res.send (a SHA-1 of each body): API answers are not revalidated, and the few
+  // cacheable assets (bridge modules, script assets) set and check their own.
+  app.set("etag", false);
   app.set("trust proxy", "loopback");
   app.use(requestId);
+
+  const yoga = createYogaServer(deps);
+  // GraphQL first: its one path overlaps no other route, and the routers below would each be walked (and their
+  // routes matched) on every GraphQL request before reaching it.
+  // Read the raw body here so the size limit and UTF-8 check hold for chunked bodies too; Yoga parses it.
+  app.use(
+    yoga.graphqlEndpoint,
+    express.raw({ type: () => true, limit: config.BODY_LIMIT_BYTES, verify: verifyUtf8 }),
+    (req: express.Request, _res: express.Response, next: express.NextFunction) => {
+      if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;
+      next();
+    },
+    rejectMalformedGraphqlJson,
+    graphqlFastPath(yoga),
+    yoga,
+    (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      const de = toDomainError(err);
+      res.status(de.status).json({ errors: [{ message: de.message, extensions: { code: de.code, status: de.status } }] });
+    },
+  );
 
   app.get("/healthz", (_req, res) => void res.json({ status: "ok" }));
   app.get("/readyz", async (_req, res) => {
@@ -86,24 +109,6 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   app.use(extensionBridgeRouter(deps));
   app.use(extensionHostPages(deps));
   app.use(filesRouter(deps));
-
-  const yoga = createYogaServer(deps);
-  // Read the raw body here so the size limit and UTF-8 check hold for chunked bodies too; Yoga parses it.
-  app.use(
-    yoga.graphqlEndpoint,
-    express.raw({ type: () => true, limit: config.BODY_LIMIT_BYTES, verify: verifyUtf8 }),
-    (req: express.Request, _res: express.Response, next: express.NextFunction) => {
-      if (Buffer.isBuffer(req.body) && req.body.length === 0) req.body = undefined;
-      next();
-    },
-    rejectMalformedGraphqlJson,
-    graphqlFastPath(yoga),
-    yoga,
-    (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      const de = toDomainError(err);
-      res.status(de.status).json({ errors: [{ message: de.message, extensions: { code: de.code, status: de.status } }] });
-    },
-  );
 
   app.use(notFoundHandler);
   app.use(errorHandler);

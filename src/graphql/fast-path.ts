@@ -30,6 +30,18 @@ const REGULAR = ["application/graphql-response+json", "application/json"] as con
  * processor that is the first accepted type matching one of its two types, and of the two the later one matching.
  */
 export function regularMediaType(accept: string | undefined): (typeof REGULAR)[number] | null {
+  // clients send the same few Accept headers over and over: answer those from memory
+  const key = accept ?? "";
+  const known = mediaTypes.get(key);
+  if (known !== undefined) return known;
+  const type = negotiate(accept);
+  if (mediaTypes.size >= 256) mediaTypes.clear();
+  mediaTypes.set(key, type);
+  return type;
+}
+const mediaTypes = new Map<string, (typeof REGULAR)[number] | null>();
+
+function negotiate(accept: string | undefined): (typeof REGULAR)[number] | null {
   const entries = (accept || "*/*").replace(/\s/g, "").toLowerCase().split(",");
   for (const entry of entries) {
     const [type, ...params] = entry.split(";");
@@ -72,17 +84,20 @@ export function graphqlFastPath(yoga: YogaServerInstance<any, GqlContext>) {
     const mediaType = regularMediaType(req.headers.accept);
     // A subscription over POST streams (SSE/multipart): Yoga's. The word may sit in a name or string: then Yoga
     // answers it, which is only slower.
-    if (!mediaType || !isParams(params) || /\bsubscription\b/.test(params.query)) return next();
+    if (!mediaType || !isParams(params) || (params.query.includes("subscription") && /\bsubscription\b/.test(params.query))) return next();
     try {
       // What the context and plugins read of the request: its headers (credentials, Idempotency-Key).
       const request = { method: "POST", url: req.originalUrl, headers: { get: (name: string) => req.get(name) ?? null } } as unknown as globalThis.Request;
       const result = await yoga.getResultForParams({ params: { ...params, variables: params.variables ?? undefined, operationName: params.operationName ?? undefined }, request }, { req, res, request } as any);
       const out = processRegularResult(result as any, CAPTURE_FETCH_API, mediaType) as unknown as CapturedResponse;
       const state = rateStateOf(request);
-      if (state) res.set(limitHeaders(state));
-      if (wasReplayed(request)) res.set("Idempotent-Replayed", "true");
-      res.status(out.init.status ?? 200).set(out.init.headers ?? {});
-      res.send(out.body ?? "");
+      // setHeader, not Express' res.set: these values are final (res.set looks up a charset for Content-Type)
+      if (state) for (const [k, v] of Object.entries(limitHeaders(state))) res.setHeader(k, v);
+      if (wasReplayed(request)) res.setHeader("Idempotent-Replayed", "true");
+      res.statusCode = out.init.status ?? 200;
+      for (const [k, v] of Object.entries(out.init.headers ?? {})) res.setHeader(k, v);
+      // end(), not send(): Yoga's answer carries no ETag and needs no freshness check (send() hashed every body)
+      res.end(out.body ?? "");
       fastPathStats.served++;
     } catch (e) {
       next(e);

@@ -240,8 +240,16 @@ function takePending(b: Batch) {
   return n;
 }
 
+// Keys repeat (a credential makes many requests) and each request checks and consumes: remember recent hashes.
+const hashed = new Map<string, string>();
 function hashKey(key: string) {
-  return sha256Hex(key).slice(0, 40);
+  let h = hashed.get(key);
+  if (h === undefined) {
+    h = sha256Hex(key).slice(0, 40);
+    if (hashed.size >= 10_000) hashed.clear();
+    hashed.set(key, h);
+  }
+  return h;
 }
 
 function stateOf(limit: number, res: RateLimiterRes): LimitState {
