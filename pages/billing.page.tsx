@@ -15,6 +15,7 @@ import { pageSession } from "../src/wallet/pm-tokens.service";
 import { addCardFromPage, billingPageView, removeMyCard, retryMySubscription, setMyDefault } from "../src/wallet/saved-cards.service";
 import { securePage } from "./security";
 import { html, Shell } from "./components/shell";
+import { formatDay } from "../src/shared/dates";
 
 
 const CSS = (brand: string) => `
@@ -46,7 +47,7 @@ const CSS = (brand: string) => `
 type View = Awaited<ReturnType<typeof billingPageView>>;
 
 
-const day = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : "");
+const day = (iso: string | null) => (iso ? formatDay(iso) : "");
 const STATUS: Record<string, string> = { active: "Active", trialing: "Trial", past_due: "Payment overdue", paused: "Paused", cancelled: "Cancelled", unpaid: "Unpaid" };
 const INTERVAL: Record<string, string> = { weekly: "week", monthly: "month", quarterly: "quarter", yearly: "year" };
 const DONE: Record<string, string> = {

@@ -14,6 +14,7 @@ import { limitHeaders } from "../src/shared/rate-limit";
 import { refusedState } from "../src/rest/http";
 import { html, Shell } from "./components/shell";
 import { securePage } from "./security";
+import { formatDay } from "../src/shared/dates";
 
 const CSS = (brand: string) => `
   :root { --brand: ${brand}; }
@@ -37,7 +38,7 @@ const CSS = (brand: string) => `
 type Preview = Awaited<ReturnType<typeof invitationPreview>>;
 const NEUTRAL = { name: "Workspace invitation", logoUrl: null, brandColor: null };
 const ROLE: Record<string, string> = { admin: "Admin", developer: "Developer", finance: "Finance", viewer: "Viewer" };
-const day = (iso: string) => new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+const day = (iso: string) => formatDay(iso);
 
 function InvitePage(p: { nonce: string; token: string; v: Preview; error?: string | null; joined?: boolean }) {
   const { v } = p;

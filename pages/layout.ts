@@ -1,11 +1,11 @@
 // Server-rendered buyer pages share this shell: no external assets (the page works offline), escaped text only.
 import escapeHtml from "escape-html";
+import { formatMoneySymbol } from "../src/shared/money";
 
 export const esc = (v: unknown) => escapeHtml(v === null || v === undefined ? "" : String(v));
 
-export function money(minor: number, currency: string) {
-  return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(minor / 100);
-}
+/** Minor units by the currency's own digits (a JPY amount has none), with its symbol. */
+export const money = (minor: number, currency: string) => formatMoneySymbol(minor, currency);
 
 /**
  * `nonce`: the response's CSP nonce (securePage): the only inline style and script that run carry it.

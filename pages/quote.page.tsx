@@ -17,6 +17,7 @@ import { formatMoney } from "../src/shared/money";
 import { limitHeaders } from "../src/shared/rate-limit";
 import { securePage } from "./security";
 import { html, Shell } from "./components/shell";
+import { formatDay } from "../src/shared/dates";
 
 
 const CSS = (brand: string) => `
@@ -50,7 +51,7 @@ const CSS = (brand: string) => `
 
 
 function day(iso: string | null) {
-  return iso ? new Date(iso).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : "";
+  return iso ? formatDay(iso) : "";
 }
 
 const STATUS_TEXT: Record<string, string> = {

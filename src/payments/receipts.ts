@@ -5,14 +5,13 @@
 import { queueEmail } from "../mail/mail.service";
 import type { Ctx } from "../shared/context";
 import { formatMoney } from "../shared/money";
+import { formatDay } from "../shared/dates";
 
 export const RECEIPT_EVENTS: ReadonlySet<string> = new Set(["payment.captured", "payment.recorded"]);
 
 const METHOD_LABEL: Record<string, string> = { card: "card", net30: "invoice (Net terms)", manual: "manual payment", external: "external payment" };
 
-export function formatDate(d: Date | string): string {
-  return new Date(d).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
-}
+export const formatDate = (d: Date | string): string => formatDay(d);
 
 export function queuePaymentReceipt(tx: Ctx, tenant: { applicationId: string; environmentId: string }, data: Record<string, unknown>) {
   const paymentId = typeof data.paymentId === "string" ? data.paymentId : null;

@@ -23,6 +23,7 @@ import {
   resolveGrants,
   workspaceRoleInput,
 } from "./team.grants";
+import { formatDay } from "../shared/dates";
 
 /** Invitation lifetime: 7 days from creation, and again from each resend. */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -67,7 +68,7 @@ const mintToken = () => {
   return { token, hash: sha256Hex(token) };
 };
 
-const day = (d: Date) => d.toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+const day = (d: Date) => formatDay(d);
 
 /** The invitation email, in the outbox of the application and environment the invitation was made from. */
 async function queueInvitationEmail(tx: Ctx, inv: Invitation, token: string) {

@@ -3,11 +3,12 @@
 import { queueEmail } from "../mail/mail.service";
 import type { TemplateName } from "../mail/templates";
 import type { Ctx } from "../shared/context";
+import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";
 import { buyerBaseUrl, openShareToken, type QuoteFull, revisionTotals } from "./quotes.service";
 
-export function formatDay(d: Date | null): string | undefined {
-  return d ? d.toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }) : undefined;
+export function formatDayOrUndefined(d: Date | null): string | undefined {
+  return d ? formatDay(d) : undefined;
 }
 
 export interface QuoteEmailExtra {
@@ -28,7 +29,7 @@ export function queueQuoteEmails(tx: Ctx, q: QuoteFull, templates: TemplateName[
     customerEmail: q.customerEmail,
     revisionNumber: rev ? String(rev.number) : undefined,
     total: rev ? formatMoney(revisionTotals(rev).total, q.currency) : undefined,
-    expiresAt: formatDay(q.expiresAt),
+    expiresAt: formatDayOrUndefined(q.expiresAt),
     quoteUrl: `${buyerBaseUrl(tx, q.application.settings)}/q/${openShareToken(tx, q)}`,
     ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== null && v !== undefined)),
   };

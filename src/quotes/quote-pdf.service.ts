@@ -11,7 +11,7 @@ import { errors } from "../shared/errors";
 import { formatMoney } from "../shared/money";
 import { storageFor } from "../shared/storage";
 import { acceptedItems, acceptedTotals, type AcceptedLine } from "./quote-accept.service";
-import { formatDay } from "./quote-emails";
+import { formatDayOrUndefined } from "./quote-emails";
 import type { QuoteFull, RevisionFull } from "./quotes.service";
 import { itemTotal, revisionTotals } from "./quotes.service";
 
@@ -57,9 +57,9 @@ export function quoteDocument(q: QuoteFull, rev: RevisionFull, stamp: Stamp | nu
         {
           text: [
             { text: "Issued\n", style: "label" },
-            `${formatDay(rev.issuedAt) ?? "—"}\n`,
+            `${formatDayOrUndefined(rev.issuedAt) ?? "—"}\n`,
             { text: "Valid until\n", style: "label" },
-            formatDay(q.expiresAt) ?? "—",
+            formatDayOrUndefined(q.expiresAt) ?? "—",
             ...(q.buyerReference ? [{ text: "\nYour reference\n", style: "label" }, q.buyerReference] : []),
           ],
           width: "auto",

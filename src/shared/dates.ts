@@ -9,3 +9,13 @@ export const calendarDate = z
     // JavaScript rolls 2024-02-31 over to March: a real date reads back as itself
     return !d.startsWith("0000") && !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(d);
   }, "must be a real calendar date");
+
+// Built once: toLocaleDateString with options builds a new Intl.DateTimeFormat on every call (tens of microseconds,
+// on the checkout path through the receipt email).
+const DAY = new Intl.DateTimeFormat("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+
+/** A day as readers see it in emails and pages ("November 25, 2026"), in UTC. */
+export function formatDay(d: Date | string | number): string {
+  return DAY.format(d instanceof Date ? d : new Date(d));
+}
+

@@ -44,12 +44,32 @@ export function lineTotal(l: LineAmounts): number {
 }
 
 /** An amount for people: "USD 1,550.00" from 155000 minor units (the currency's own decimals). */
+// One Intl.NumberFormat per currency and display, built on first use (building one costs tens of microseconds, and
+// receipts, emails and pages format amounts on every checkout). Unknown codes throw RangeError, as before.
+const currencyFormats = new Map<string, { format: Intl.NumberFormat; digits: number }>();
+function currencyFormat(currency: string, display: "code" | "symbol") {
+  const key = `${currency}:${display}`;
+  let f = currencyFormats.get(key);
+  if (!f) {
+    const format = new Intl.NumberFormat("en-US", { style: "currency", currency, currencyDisplay: display });
+    f = { format, digits: format.resolvedOptions().maximumFractionDigits ?? 2 };
+    if (currencyFormats.size >= 512) currencyFormats.clear();
+    currencyFormats.set(key, f);
+  }
+  return f;
+}
+
 export function formatMoney(minor: number, currency: string): string {
   try {
-    const f = new Intl.NumberFormat("en-US", { style: "currency", currency, currencyDisplay: "code" });
-    const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
-    return f.format(minor / 10 ** digits).replace(/\u00a0/g, " ");
+    const f = currencyFormat(currency, "code");
+    return f.format.format(minor / 10 ** f.digits).replace(/\u00a0/g, " ");
   } catch {
     return `${currency} ${minor}`;
   }
+}
+
+/** An amount with its currency symbol ("$12.50", "¥1,200"), for buyer pages; minor units by the currency's digits. */
+export function formatMoneySymbol(minor: number, currency: string): string {
+  const f = currencyFormat(currency, "symbol");
+  return f.format.format(minor / 10 ** f.digits);
 }
