@@ -1,27 +1,22 @@
 // The hosted checkout page completes a payment in a real browser (Debian chromium through playwright-core).
-import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { NET30_TERMS } from "../pages/checkout.page";
 import { termsHash } from "../src/checkout/checkout.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
+import { browserTest, hasChromium, launchChromium } from "./helpers/browser";
 import { client } from "./helpers/http";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let t: TestApp;
 let demo: BootstrapResult;
-let browser: Browser | null = null;
+let browser: Browser; // set when Chromium is here; the tests that use it are browserTest (skipped otherwise)
 
 beforeAll(async () => {
   t = (await startTestApp())!;
   demo = await t.bootstrap();
-  if (!existsSync(CHROMIUM)) {
-    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    return;
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  if (hasChromium) browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -37,8 +32,7 @@ async function openSession(extra: Record<string, unknown> = {}) {
   return s.body.data as { id: string; hostedUrl: string };
 }
 
-test("a buyer pays by card on the hosted page", async () => {
-  if (!browser) return;
+browserTest("a buyer pays by card on the hosted page", async () => {
   const s = await openSession();
   const page = await browser.newPage();
   await page.goto(s.hostedUrl);
@@ -58,8 +52,7 @@ test("a buyer pays by card on the hosted page", async () => {
   await page.close();
 });
 
-test("a declined card shows the error and lets the buyer retry; Net 30 terms are accepted with their hash", async () => {
-  if (!browser) return;
+browserTest("a declined card shows the error and lets the buyer retry; Net 30 terms are accepted with their hash", async () => {
   const s = await openSession();
   const page = await browser.newPage();
   await page.goto(s.hostedUrl);
@@ -110,8 +103,7 @@ test("the page sends its security headers: nonce CSP, frame-ancestors, no referr
   expect(missing.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
 });
 
-test("only the application's allowedOrigins can frame the checkout page (headless Chromium)", async () => {
-  if (!browser) return;
+browserTest("only the application's allowedOrigins can frame the checkout page (headless Chromium)", async () => {
   // Two pages on other origins (other ports of localhost) embed the checkout page in an iframe.
   const framers = await Promise.all(
     [0, 1].map(
@@ -151,8 +143,7 @@ test("only the application's allowedOrigins can frame the checkout page (headles
   }
 });
 
-test("every address field the cart holds survives the hosted page into the order (stateProvince, addressLine2)", async () => {
-  if (!browser) return;
+browserTest("every address field the cart holds survives the hosted page into the order (stateProvince, addressLine2)", async () => {
   const api = client(t.url);
   const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId } });
   const shippingAddress = { addressLine1: "1 Main St", addressLine2: "Suite 400", city: "Austin", stateProvince: "TX", postalCode: "78701", countryCode: "US" };
@@ -172,8 +163,7 @@ test("every address field the cart holds survives the hosted page into the order
   expect(order.body.data.shippingAddress).toEqual({ ...shippingAddress, addressLine2: "Suite 401" });
 });
 
-test("the page names the merchant, flags the sandbox, labels each charge, links to cancelUrl, and returns to returnUrl with an honest outcome", async () => {
-  if (!browser) return;
+browserTest("the page names the merchant, flags the sandbox, labels each charge, links to cancelUrl, and returns to returnUrl with an honest outcome", async () => {
   const api = client(t.url);
   const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId, customerEmail: "cart-email@example.com" } });
   const id = cart.body.data.id;
@@ -206,8 +196,7 @@ test("the page names the merchant, flags the sandbox, labels each charge, links 
   await page.close();
 });
 
-test("3-D Secure pending is shown as pending confirmation, not as received", async () => {
-  if (!browser) return;
+browserTest("3-D Secure pending is shown as pending confirmation, not as received", async () => {
   const s = await openSession();
   const page = await browser.newPage();
   await page.route("https://shop.example.com/**", (route) => route.fulfill({ status: 200, body: "shop" }));

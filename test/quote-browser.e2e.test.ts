@@ -4,29 +4,25 @@
 // text shows Q-…-rev1 and the acceptance stamp. Screenshots of the quote page and the request form at 390 and
 // 1280 px go to SCREENSHOT_DIR when it is set (to look at them).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
+import { browserTest, hasChromium, launchChromium } from "./helpers/browser";
 import { client } from "./helpers/http";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = process.env.SCREENSHOT_DIR;
 let t: TestApp;
 let demo: BootstrapResult;
-let browser: Browser | null = null;
+let browser: Browser; // set when Chromium is here; the tests that use it are browserTest (skipped otherwise)
 
 beforeAll(async () => {
   t = (await startTestApp())!;
   demo = await t.bootstrap();
   await client(t.url)("PATCH", `applications/${demo.applicationId}`, { key: demo.apiKey, body: { name: "Acme Supplies", brandColor: "#0a7d3b" } });
-  if (!existsSync(CHROMIUM)) {
-    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    return;
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  if (hasChromium) browser = await launchChromium();
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -34,8 +30,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-test("open the link, deselect an optional line, change a quantity, accept, pay -> the order has exactly those lines; the PDF is stamped", async () => {
-  if (!browser) return;
+browserTest("open the link, deselect an optional line, change a quantity, accept, pay -> the order has exactly those lines; the PDF is stamped", async () => {
   const api = client(t.url);
   const c = await api("POST", "quotes", {
     key: demo.apiKey,
@@ -109,8 +104,7 @@ test("open the link, deselect an optional line, change a quantity, accept, pay -
   await page.close();
 }, 90_000);
 
-test("the hosted request form in the browser, by keyboard, and its screenshots", async () => {
-  if (!browser) return;
+browserTest("the hosted request form in the browser, by keyboard, and its screenshots", async () => {
   const api = client(t.url);
   const f = (await api("POST", "quote-request-forms", { key: demo.apiKey, body: { name: "RFQ", fields: { lineItems: true, targetPrice: true } } })).body.data;
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -2,32 +2,28 @@
 // unknown pages, the no-JavaScript form posts with their errors), and in a real browser (Debian chromium through
 // playwright-core, skipped when it is missing): open the link, add a card, make it the default, remove the old one,
 // with the keyboard alone, then check the database. Screenshots at 390 and 1280 px go to SCREENSHOT_DIR when set.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { startTestApp, type TestApp } from "./helpers/app";
+import { browserTest, hasChromium, launchChromium } from "./helpers/browser";
 import { client } from "./helpers/http";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = process.env.SCREENSHOT_DIR;
 const clock = new FixedClock(new Date("2026-04-01T09:00:00Z"));
 let t: TestApp;
 let demo: BootstrapResult;
 let api: ReturnType<typeof client>;
-let browser: Browser | null = null;
+let browser: Browser; // set when Chromium is here; the tests that use it are browserTest (skipped otherwise)
 
 beforeAll(async () => {
   t = (await startTestApp({ clock }))!;
   demo = await t.bootstrap();
   api = client(t.url);
   await api("PATCH", `applications/${demo.applicationId}`, { key: demo.apiKey, body: { name: "Acme Cloud", brandColor: "#0a7d3b" } });
-  if (!existsSync(CHROMIUM)) {
-    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    return;
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  if (hasChromium) browser = await launchChromium();
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -119,8 +115,7 @@ test("an expired link shows a clear page (410), an unknown one 404; never a stac
   clock.set(new Date("2026-04-01T09:00:00Z"));
 });
 
-test("in Chromium with the keyboard alone: add a card, make it default, remove the old one", async () => {
-  if (!browser) return;
+browserTest("in Chromium with the keyboard alone: add a card, make it default, remove the old one", async () => {
   const { c, old, url } = await setup();
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(url);
