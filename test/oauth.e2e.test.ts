@@ -4,11 +4,23 @@
 import { startTestApp, startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 import { memberWith } from "./helpers/team";
-import { gqlClient } from "./helpers/gql";
+import { codeOf, gqlClient } from "./helpers/gql";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { authorizationUrl, browse, consent, CookieJar, discover, exchange, follow, insecure, oauth, obtainTokens, optionValues, refresh, register } from "./helpers/oauth";
-import { AuthorizedAppsDocument, OAuthViewerDocument, RevokeAuthorizedAppDocument } from "./generated/graphql";
+import {
+  ApplicationDocument,
+  AuthorizedAppsDocument,
+  OAuthAcceptInviteDocument,
+  OAuthExtensionClientCredentialsDocument,
+  OAuthExtensionsDocument,
+  OAuthUploadExtensionIconDocument,
+  OAuthViewerDocument,
+  RevokeAuthorizedAppDocument,
+  UpdateApplicationDocument,
+} from "./generated/graphql";
+import { createExtension } from "./helpers/extensions";
+import { randomToken } from "../src/shared/crypto";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { rotateSigningKey } from "../src/platform/signing-keys";
 import { findJob } from "../jobs/registry";
@@ -421,6 +433,91 @@ describe("tenancy, scopes and revocation", () => {
     const r = await api("GET", "whoami", { token: fake });
     expect(r.status).toBe(401);
     expect(r.body.error.code).toBe("unauthorized");
+  });
+});
+
+describe("a token is held to its scopes and its application on every route, like a key", () => {
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)]);
+  const upload = (extensionId: string, token: string) =>
+    fetch(`${t.url}/api/v1/extensions/icon-upload?extensionId=${extensionId}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "image/png" }, body: new Uint8Array(png) });
+  const sandbox = () => ({ applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id });
+
+  test("applications: a quotes-only token may not read or change the application (REST and GraphQL)", async () => {
+    const at = (await obtainTokens(t.url, demo.dashboardToken, "quotes:read", sandbox())).tokens.access_token;
+    for (const r of [await api("GET", `applications/${demo.applicationId}`, { token: at }), await api("PATCH", `applications/${demo.applicationId}`, { token: at, body: { brandColor: "#123456" } })]) {
+      expect(r.status).toBe(403);
+      expect(r.body.error).toMatchObject({ code: "insufficient_scopes", details: { required: [expect.stringMatching(/^applications:/)] } });
+    }
+    expect(codeOf(await gql(ApplicationDocument, { id: demo.applicationId }, { token: at }))).toBe("insufficient_scopes");
+    expect(codeOf(await gql(UpdateApplicationDocument, { id: demo.applicationId, brandColor: "#123456" }, { token: at }))).toBe("insufficient_scopes");
+    expect((await api("GET", `applications/${demo.applicationId}`, { key: demo.apiKey })).body.data.brandColor).not.toBe("#123456");
+  });
+
+  test("applications: a token reaches only the application its grant is pinned to, though its member sees others", async () => {
+    const second = await t.deps.prisma.application.create({ data: { workspaceId: demo.workspaceId, slug: `second-${randomToken(4).toLowerCase()}`, name: "Second" } });
+    try {
+      await pinnedToItsApplication(second.id);
+    } finally {
+      // the demo workspace goes back to one application (a dashboard session without the header picks it)
+      await t.deps.prisma.application.delete({ where: { id: second.id } });
+    }
+  });
+
+  async function pinnedToItsApplication(secondId: string) {
+    const second = { id: secondId };
+    // the owner's own session sees both applications
+    expect((await api("GET", `applications/${second.id}`, { token: demo.dashboardToken })).status).toBe(200);
+    const at = (await obtainTokens(t.url, demo.dashboardToken, "applications:read applications:write", sandbox())).tokens.access_token;
+    expect((await api("GET", `applications/${demo.applicationId}`, { token: at })).status).toBe(200);
+    const read = await api("GET", `applications/${second.id}`, { token: at });
+    expect([read.status, read.body.error?.code]).toEqual([404, "not_found"]);
+    const write = await api("PATCH", `applications/${second.id}`, { token: at, body: { name: "Taken over" } });
+    expect([write.status, write.body.error?.code]).toEqual([404, "not_found"]);
+    expect(codeOf(await gql(ApplicationDocument, { id: second.id }, { token: at }))).toBe("not_found");
+    expect(codeOf(await gql(UpdateApplicationDocument, { id: second.id, brandColor: "#654321" }, { token: at }))).toBe("not_found");
+    expect(await t.deps.prisma.application.findUniqueOrThrow({ where: { id: second.id } })).toMatchObject({ name: "Second" });
+  }
+
+  test("extensions: reading needs extensions:read, and rotating client credentials or uploading images extensions:write (REST and GraphQL)", async () => {
+    const ext = await createExtension(api, demo.dashboardToken, { scopes: ["orders:read"] });
+    const at = (await obtainTokens(t.url, demo.dashboardToken, "quotes:read", sandbox())).tokens.access_token;
+    const refused = [
+      await api("GET", "extensions", { token: at }),
+      await api("GET", `extensions/${ext.id}`, { token: at }),
+      await api("POST", `extensions/${ext.id}/client-credentials`, { token: at, body: {} }),
+    ];
+    for (const r of refused) expect([r.status, r.body.error?.code]).toEqual([403, "insufficient_scopes"]);
+    const up = await upload(ext.id, at);
+    expect([up.status, ((await up.json()) as any).error?.code]).toEqual([403, "insufficient_scopes"]);
+    expect(codeOf(await gql(OAuthExtensionsDocument, {}, { token: at }))).toBe("insufficient_scopes");
+    expect(codeOf(await gql(OAuthExtensionClientCredentialsDocument, { extensionId: ext.id }, { token: at }))).toBe("insufficient_scopes");
+    expect(codeOf(await gql(OAuthUploadExtensionIconDocument, { extensionId: ext.id, dataBase64: png.toString("base64") }, { token: at }))).toBe("insufficient_scopes");
+    const row = await t.deps.prisma.extension.findUniqueOrThrow({ where: { id: ext.id } });
+    expect([row.clientSecretHash, row.iconKey]).toEqual([null, null]);
+
+    // with the scopes (and the owner's role), the same calls work
+    const rw = (await obtainTokens(t.url, demo.dashboardToken, "extensions:read extensions:write", sandbox())).tokens.access_token;
+    expect((await api("GET", `extensions/${ext.id}`, { token: rw })).status).toBe(200);
+    expect((await api("POST", `extensions/${ext.id}/client-credentials`, { token: rw, body: {} })).status).toBe(201);
+    expect((await upload(ext.id, rw)).status).toBe(201);
+    // extensions:write alone does not read
+    const wo = (await obtainTokens(t.url, demo.dashboardToken, "extensions:write", sandbox())).tokens.access_token;
+    expect((await api("GET", "extensions", { token: wo })).body.error?.code).toBe("insufficient_scopes");
+  });
+
+  test("extensions:write is bounded by the member's role too", async () => {
+    const viewer = await memberWith(t, demo.workspaceId, { applicationRoles: [{ applicationId: demo.applicationId, role: "viewer" }], environmentGrants: { grantType: "all_non_production" } });
+    const ext = await createExtension(api, demo.dashboardToken, { scopes: ["orders:read"] });
+    const at = (await obtainTokens(t.url, viewer.token, "extensions:write")).tokens.access_token;
+    const r = await api("POST", `extensions/${ext.id}/client-credentials`, { token: at, body: {} });
+    expect([r.status, r.body.error?.code]).toEqual([403, "permission_denied"]);
+  });
+
+  test("accepting an invitation is a dashboard route: a token gets 403 application_key_workspace_route", async () => {
+    const at = (await obtainTokens(t.url, demo.dashboardToken, "quotes:read", sandbox())).tokens.access_token;
+    const r = await api("POST", "invites/accept", { token: at, body: { token: "inv_whatever" } });
+    expect([r.status, r.body.error?.code]).toEqual([403, "application_key_workspace_route"]);
+    expect(codeOf(await gql(OAuthAcceptInviteDocument, { token: "inv_whatever" }, { token: at }))).toBe("application_key_workspace_route");
   });
 });
 

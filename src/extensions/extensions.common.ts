@@ -29,15 +29,14 @@ export function requirePublisher(ctx: Ctx) {
 
 /**
  * Any credential of the publishing workspace with extensions:write: a secret key holding the scope, or a dashboard
- * session whose roles allow managing extensions.
+ * session whose roles allow managing extensions. An OAuth access token needs both: the scope, and a member whose
+ * roles allow it. An extension session never manages extensions.
  */
 export function requireExtensionsWrite(ctx: Ctx): Principal {
   const p = requirePrincipal(ctx);
-  if (p.apiKey) {
-    if (p.apiKey.type !== "secret") throw errors.forbidden("Publishable keys cannot manage extensions");
-    if (!hasScope(p.scopes, "extensions:write")) throw errors.insufficientScopes(["extensions:write"]);
-    return p;
-  }
+  if (p.apiKey?.type === "publishable") throw errors.forbidden("Publishable keys cannot manage extensions");
+  if (!hasScope(p.scopes, "extensions:write")) throw errors.insufficientScopes(["extensions:write"]);
+  if (p.apiKey) return p;
   if (!p.member || !canPublish(p.member)) throw errors.permissionDenied("Your role does not allow application:extensions:write");
   return p;
 }

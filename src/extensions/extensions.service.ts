@@ -92,9 +92,10 @@ export async function listExtensions(ctx: Ctx, query: unknown) {
   return { items: page.items.map(extensionView), pagination: page.pagination };
 }
 
+/** extensions:read, for every credential (a dashboard session holds "*"); publishable keys never. */
 function requireReader(ctx: Ctx) {
   const p = requirePrincipal(ctx);
-  if (p.apiKey && (p.apiKey.type !== "secret" || !hasScope(p.scopes, "extensions:read"))) throw errors.insufficientScopes(["extensions:read"]);
+  if (p.apiKey?.type === "publishable" || !hasScope(p.scopes, "extensions:read")) throw errors.insufficientScopes(["extensions:read"]);
   return p;
 }
 

@@ -1,13 +1,14 @@
 // Application settings (the storefront and buyer-link URLs, allowed origins, branding, support address) that carts,
 // checkout and quotes read: GET/PATCH /applications/{id} for a dashboard session or a key with applications:*.
-// A key reaches only its own application; a member only applications their roles cover. Others answer 404.
+// A key, OAuth token or extension session reaches only its own application; a member only applications their roles
+// cover (an OAuth token: both). Others answer 404.
 import { z } from "zod";
 import { emailSchema } from "../customers/customers.service";
 import type { Application } from "../generated/prisma/client";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
-import { requirePermission, requireSecretOrDashboard } from "./auth.service";
+import { isPinned, requirePermission, requireSecretOrDashboard } from "./auth.service";
 import { memberHasPermission } from "./permissions";
 import { invalidatePrincipals } from "./principal-cache";
 
@@ -76,11 +77,11 @@ export function applicationView(a: Application) {
 /** The application `id` as the caller may see it, or 404; `write` checks the write scope or permission. */
 async function reachable(ctx: Ctx, id: string, write: boolean): Promise<Application> {
   const p = requireSecretOrDashboard(ctx);
-  if (p.apiKey) {
-    const scope = write ? "applications:write" : "applications:read";
-    if (!hasScope(p.scopes, scope) && !(scope === "applications:read" && hasScope(p.scopes, "applications:write"))) throw errors.insufficientScopes([scope]);
-    if (p.application?.id !== id) throw errors.notFound("Application");
-  }
+  // Scopes bound every credential (a dashboard session holds "*"); a key, an OAuth token or an extension session
+  // reaches only the application it is pinned to, even when its member could see others.
+  const scope = write ? "applications:write" : "applications:read";
+  if (!hasScope(p.scopes, scope) && !(scope === "applications:read" && hasScope(p.scopes, "applications:write"))) throw errors.insufficientScopes([scope]);
+  if (isPinned(p) && p.application?.id !== id) throw errors.notFound("Application");
   if (!z.uuid().safeParse(id).success) throw errors.notFound("Application");
   const app = await ctx.db.application.findFirst({ where: { id, workspaceId: p.workspace.id } });
   if (!app) throw errors.notFound("Application");

@@ -305,6 +305,16 @@ export function requireSecretOrDashboard(ctx: Ctx): Principal {
   return p;
 }
 
+/**
+ * A credential held to its own scopes and to the one application + environment it was issued for: an API key, an
+ * OAuth access token (which also carries its approving member, whose roles apply on top) or an extension session.
+ * Only a dashboard session chooses its application by header and is bounded by role permissions instead of scopes.
+ * Guards test this, never `p.apiKey` or `p.member`, to tell the two apart.
+ */
+export function isPinned(p: Principal): boolean {
+  return p.type !== "clerk_jwt";
+}
+
 /** Workspace-level routes are for dashboard sessions; any API key gets 403 application_key_workspace_route. */
 export function requireDashboard(ctx: Ctx, workspaceId?: string): Principal & { member: MemberInfo } {
   const p = requirePrincipal(ctx);

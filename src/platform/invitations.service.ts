@@ -9,7 +9,7 @@ import { type Ctx, type Deps, isUniqueViolation, makeCtx, withTx } from "../shar
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
-import { requireDashboard, requirePermission } from "./auth.service";
+import { isPinned, requireDashboard, requirePermission } from "./auth.service";
 import { INVITATION_STATUSES, inviteNotPending, moveInvitation } from "./invitation.machine";
 import { invalidatePrincipals } from "./principal-cache";
 import {
@@ -197,7 +197,7 @@ export async function revokeInvite(ctx: Ctx, workspaceId: string, id: string): P
  * to the new membership, so the same token then works in the workspace.
  */
 export async function acceptInvite(ctx: Ctx, body: unknown): Promise<{ workspaceId: string; memberId: string }> {
-  if (ctx.principal?.apiKey) throw errors.applicationKeyWorkspaceRoute();
+  if (ctx.principal && isPinned(ctx.principal)) throw errors.applicationKeyWorkspaceRoute();
   const user = ctx.sessionUser;
   if (!user) throw errors.unauthorized("Accept an invitation with the invited user's dashboard session ('Authorization: Bearer …')");
   const { token } = parseInput(acceptInviteInput, body);
