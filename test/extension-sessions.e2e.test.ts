@@ -11,7 +11,7 @@ import { codeOf, gqlClient } from "./helpers/gql";
 import { client } from "./helpers/http";
 import { seedOrder } from "./helpers/orders";
 import { memberWith } from "./helpers/team";
-import { CreateCustomerDocument, CreateExtensionSessionDocument, ExtensionViewerDocument } from "./generated/graphql";
+import { ApplicationDocument, CreateCustomerDocument, CreateExtensionSessionDocument, ExtensionViewerDocument, ExtensionInstallationDocument, OAuthExtensionsDocument } from "./generated/graphql";
 
 let t: TestApp;
 let demo: BootstrapResult;
@@ -244,6 +244,43 @@ describe("using the token", () => {
     clock.advance(2_000);
     const r = await api("GET", "whoami", { token: s.token });
     expect([r.status, r.body.error.code]).toEqual([401, "unauthorized"]);
+  });
+});
+
+describe("held to its scopes and its install, like the install's key", () => {
+  test("the application, the extension catalog and client credentials need their scopes (REST and GraphQL)", async () => {
+    const s = await session(); // orders:read customers:read
+    for (const r of [
+      await api("GET", `applications/${demo.applicationId}`, { token: s.token }),
+      await api("PATCH", `applications/${demo.applicationId}`, { token: s.token, body: { brandColor: "#123456" } }),
+      await api("GET", "extensions", { token: s.token }),
+      await api("GET", `extensions/${install.extension.id}`, { token: s.token }),
+      await api("POST", `extensions/${install.extension.id}/client-credentials`, { token: s.token, body: {} }),
+    ]) {
+      expect([r.status, r.body.error?.code]).toEqual([403, "insufficient_scopes"]);
+    }
+    expect(codeOf(await gql(ApplicationDocument, { id: demo.applicationId }, { token: s.token }))).toBe("insufficient_scopes");
+    expect(codeOf(await gql(OAuthExtensionsDocument, {}, { token: s.token }))).toBe("insufficient_scopes");
+    expect((await t.deps.prisma.extension.findUniqueOrThrow({ where: { id: install.extension.id } })).clientSecretHash).toBeNull();
+  });
+
+  test("with extension scopes it reads and manages only its own install, never its neighbours'", async () => {
+    const sandbox = { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
+    const self = await seedInstalledExtension(t, { ...sandbox, name: "Installs viewer", scopes: ["applications:read", "extensions:read", "extensions:install"] });
+    const neighbour = await seedInstalledExtension(t, { ...sandbox, name: "Neighbour" });
+    const s = await session(self.installation.id);
+    expect((await api("GET", `applications/${demo.applicationId}`, { token: s.token })).status).toBe(200);
+    expect((await api("GET", `installations/${self.installation.id}`, { token: s.token })).status).toBe(200);
+    const foreign = await api("GET", `installations/${neighbour.installation.id}`, { token: s.token });
+    expect([foreign.status, foreign.body.error?.code]).toEqual([404, "not_found"]);
+    expect(codeOf(await gql(ExtensionInstallationDocument, { id: neighbour.installation.id }, { token: s.token }))).toBe("not_found");
+    const list = await api("GET", "extension-installations?limit=100", { token: s.token });
+    expect(list.body.data.map((i: { id: string }) => i.id)).toEqual([self.installation.id]);
+    const suspend = await api("POST", `extensions/${neighbour.extension.id}/suspend`, { token: s.token });
+    expect([suspend.status, suspend.body.error?.code]).toEqual([403, "forbidden"]);
+    const uninstall = await api("POST", `installations/${neighbour.installation.id}/uninstall`, { token: s.token, body: {} });
+    expect([uninstall.status, uninstall.body.error?.code]).toEqual([403, "forbidden"]);
+    expect((await t.deps.prisma.installation.findUniqueOrThrow({ where: { id: neighbour.installation.id } })).status).toBe("active");
   });
 });
 

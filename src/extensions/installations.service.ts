@@ -149,10 +149,18 @@ async function tenantInstall(ctx: Ctx, t: { applicationId: string; environmentId
   return row;
 }
 
-/** An installation API key acts for its own install only. */
+/**
+ * The install a credential acts for: an installation API key's, or an extension session's (the same extension
+ * speaking through its iframe, so held to the same install). null for merchant keys, tokens and dashboard sessions.
+ */
+function actingInstall(ctx: Ctx): string | null {
+  return ctx.principal?.apiKey?.installationId ?? ctx.principal?.extension?.installationId ?? null;
+}
+
+/** An install's own credentials act for that install only. */
 function ownInstallOnly(ctx: Ctx, id: string) {
-  const k = ctx.principal?.apiKey;
-  if (k?.installationId && k.installationId !== id) throw errors.notFound("Installation");
+  const own = actingInstall(ctx);
+  if (own && own !== id) throw errors.notFound("Installation");
 }
 
 export async function getInstallation(ctx: Ctx, id: string) {
@@ -170,7 +178,7 @@ export async function listInstallations(ctx: Ctx, query: unknown) {
   const { status, extensionId, ...rest } = raw;
   const f = parseInput(z.strictObject(installationFilters), { status, extensionId }, ["query"]);
   const q = parseList(rest);
-  const own = ctx.principal?.apiKey?.installationId;
+  const own = actingInstall(ctx);
   const rows = await ctx.db.installation.findMany({
     where: { applicationId: t.applicationId, environmentId: t.environmentId, ...(own ? { id: own } : {}), ...(f.status ? { status: f.status } : {}), ...(f.extensionId ? { extensionId: f.extensionId } : {}), ...q.where },
     orderBy: q.orderBy,
@@ -186,7 +194,7 @@ export async function listInstallations(ctx: Ctx, query: unknown) {
  */
 export async function toggleSuspend(ctx: Ctx, extensionId: string) {
   const { t } = requireMerchant(ctx, "extensions:install");
-  if (ctx.principal?.apiKey?.installationId) throw errors.forbidden("An installation API key cannot suspend installs");
+  if (actingInstall(ctx)) throw errors.forbidden("An installation's API key or extension session cannot suspend installs");
   return withTx(ctx, async (tx) => {
     const inst = idLike("ext", extensionId)
       ? await tx.db.installation.findUnique({ where: { extensionId_applicationId_environmentId: { extensionId, applicationId: t.applicationId, environmentId: t.environmentId } } })
@@ -219,7 +227,7 @@ export const uninstallInput = z.strictObject({});
 export async function uninstall(ctx: Ctx, id: string, body: unknown) {
   const { t } = requireMerchant(ctx, "extensions:install");
   parseInput(uninstallInput, body ?? {});
-  if (ctx.principal?.apiKey?.installationId) throw errors.forbidden("An installation API key cannot uninstall");
+  if (actingInstall(ctx)) throw errors.forbidden("An installation's API key or extension session cannot uninstall");
   const inst = await tenantInstall(ctx, t, id);
   return uninstallInstallation(ctx, inst, "merchant");
 }
