@@ -6,7 +6,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
-import { consent, obtainTokens, REDIRECT_URI } from "./helpers/oauth";
+import { decodeJwt } from "jose";
+import { consent, obtainMcpTokens, obtainTokens, REDIRECT_URI, refresh } from "./helpers/oauth";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 
 let t: TestApp;
@@ -51,7 +52,7 @@ async function connect(token: string) {
 const payload = (r: any) => JSON.parse(r.content[0].text);
 
 describe("/mcp", () => {
-  test("no token or a bad one: 401 with the protected resource metadata in WWW-Authenticate", async () => {
+  test("no token or a bad one: 401 pointing at the /mcp resource's metadata (RFC 9728), which is served", async () => {
     for (const auth of [undefined, "Bearer nope", `Bearer ${demo.dashboardToken}`]) {
       const res = await fetch(`${t.url}/mcp`, {
         method: "POST",
@@ -61,15 +62,54 @@ describe("/mcp", () => {
       expect(res.status).toBe(401);
       const challenge = res.headers.get("www-authenticate") ?? "";
       expect(challenge).toMatch(/^Bearer /);
-      expect(challenge).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+      expect(challenge).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`);
     }
     // an API key is not an OAuth token
     const res = await fetch(`${t.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": demo.apiKey }, body: "{}" });
     expect(res.status).toBe(401);
+    // the document the challenge names describes /mcp itself, so a client asks for tokens for it
+    const prm = await api("GET", "/.well-known/oauth-protected-resource/mcp");
+    expect(prm.status).toBe(200);
+    expect(prm.body).toMatchObject({ resource: `${t.url}/mcp`, authorization_servers: [t.url] });
+  });
+
+  test("only tokens issued for /mcp open it; tokens for /mcp do not open the API (audience, RFC 8707)", async () => {
+    const forApi = await obtainTokens(t.url, demo.dashboardToken, "quotes:read");
+    const forMcp = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read");
+    secrets.push(forApi.tokens.access_token, forApi.tokens.refresh_token!, forMcp.tokens.access_token, forMcp.tokens.refresh_token!);
+    expect(decodeJwt(forApi.tokens.access_token).aud).toBe(t.url);
+    expect(decodeJwt(forMcp.tokens.access_token).aud).toBe(`${t.url}/mcp`);
+
+    const res = await fetch(`${t.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${forApi.tokens.access_token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get("www-authenticate") ?? "";
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`);
+    await expect(connect(forApi.tokens.access_token)).rejects.toThrow();
+
+    const c = await connect(forMcp.tokens.access_token);
+    try {
+      expect((await c.callTool({ name: "list_quotes", arguments: {} })).isError).toBeFalsy();
+    } finally {
+      await c.close();
+    }
+    // a token for /mcp is refused by REST and GraphQL; its refresh stays a token for /mcp
+    const rest = await api("GET", "whoami", { token: forMcp.tokens.access_token });
+    expect([rest.status, rest.body.error.code]).toEqual([401, "unauthorized"]);
+    const gql = await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${forMcp.tokens.access_token}` }, body: JSON.stringify({ query: "{ viewer { type } }" }) });
+    expect(((await gql.json()) as any).errors[0].extensions.code).toBe("unauthorized");
+    const refreshed = await refresh(forMcp.as, forMcp.client, forMcp.tokens.refresh_token!);
+    secrets.push(refreshed.access_token, refreshed.refresh_token!);
+    expect(decodeJwt(refreshed.access_token).aud).toBe(`${t.url}/mcp`);
+    expect((await api("GET", "whoami", { token: forApi.tokens.access_token })).status).toBe(200);
   });
 
   test("the SDK client lists the tools, creates a quote and reads it back", async () => {
-    const { tokens } = await obtainTokens(t.url, demo.dashboardToken, "quotes:read quotes:write customers:read customers:write carts:read carts:write orders:read orders:write");
+    const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read quotes:write customers:read customers:write carts:read carts:write orders:read orders:write");
     secrets.push(tokens.access_token, tokens.refresh_token!);
     const c = await connect(tokens.access_token);
     try {
@@ -125,7 +165,7 @@ describe("/mcp", () => {
   });
 
   test("a token without quotes:write is refused on the write tool, with the scope named", async () => {
-    const { tokens } = await obtainTokens(t.url, demo.dashboardToken, "quotes:read");
+    const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read");
     secrets.push(tokens.access_token, tokens.refresh_token!);
     const c = await connect(tokens.access_token);
     try {
@@ -145,7 +185,7 @@ describe("/mcp", () => {
     const other = await t.otherWorkspace("mcp-other");
     const foreign = await api("POST", "quotes", { key: other.apiKey, body: { customerEmail: "f@example.com" } });
     expect(foreign.status).toBe(201);
-    const { tokens } = await obtainTokens(t.url, demo.dashboardToken, "quotes:read");
+    const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read");
     secrets.push(tokens.access_token, tokens.refresh_token!);
     const c = await connect(tokens.access_token);
     try {
@@ -155,7 +195,7 @@ describe("/mcp", () => {
     } finally {
       await c.close();
     }
-    const gid = (await api("GET", "whoami", { token: tokens.access_token })).body.data.oauth.grantId;
+    const gid = String(decodeJwt(tokens.access_token).gid);
     expect((await api("DELETE", `oauth/grants/${gid}`, { token: demo.dashboardToken })).status).toBe(204);
     await expect(connect(tokens.access_token)).rejects.toThrow();
   });
@@ -189,6 +229,9 @@ describe("/mcp", () => {
     expect(r.redirect?.searchParams.get("code")).toBeTruthy();
     await first.finishAuth(r.redirect!.searchParams.get("code")!);
     secrets.push(store.tokens.access_token, store.tokens.refresh_token);
+    // the SDK asked for the resource the challenge's metadata names: the token is for /mcp
+    expect(store.authUrl!.searchParams.get("resource")).toBe(`${t.url}/mcp`);
+    expect(decodeJwt(store.tokens.access_token).aud).toBe(`${t.url}/mcp`);
     const c = new Client({ name: "sdk-agent", version: "1.0.0" });
     await c.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     try {

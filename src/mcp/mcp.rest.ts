@@ -1,7 +1,8 @@
 // The hosted tool endpoint, {base_url}/mcp: the Model Context Protocol over streamable HTTP (the official SDK,
 // stateless: a fresh server per request, which also serves 2025-era clients), protected by OAuth access tokens from
-// our authorization server. No token, or a bad one: 401 with a WWW-Authenticate challenge naming the protected
-// resource metadata, from which a client finds the authorization server. Also serves that metadata (RFC 9728).
+// our authorization server and issued for this resource ({base_url}/mcp; a token for the API is refused). No token,
+// or a bad one: 401 with a WWW-Authenticate challenge naming /mcp's protected resource metadata, from which a client
+// finds the authorization server and the resource to ask for. Serves that metadata, and the API's (RFC 9728).
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { requireBearerAuth } from "@modelcontextprotocol/express";
 import { toNodeHandler } from "@modelcontextprotocol/node";
@@ -78,7 +79,7 @@ export function mcpRouter(deps: Deps) {
       if (!looksLikeJwt(token)) throw new OAuthError("invalid_token", "Send an OAuth access token from this server's authorization server");
       let principal: Principal | null;
       try {
-        ({ principal } = await authenticateRequest(makeCtx(deps), { authorization: `Bearer ${token}` }));
+        ({ principal } = await authenticateRequest(makeCtx(deps), { authorization: `Bearer ${token}`, oauthResource: "mcp" }));
       } catch (e) {
         if (e instanceof DomainError && e.code === "rate_limited") throw new OAuthError("temporarily_unavailable", e.message);
         throw new OAuthError("invalid_token", e instanceof DomainError ? e.message : "Invalid access token");
@@ -89,8 +90,9 @@ export function mcpRouter(deps: Deps) {
   };
   let auth: ReturnType<typeof requireBearerAuth> | null = null;
   const bearer = (req: Request, res: Response, next: NextFunction) => {
-    // built on first use: the metadata URL follows BASE_URL, known once the server listens
-    auth ??= requireBearerAuth({ verifier, resourceMetadataUrl: `${oauthResources(config).api}${PRM_PATH}` });
+    // built on first use: the metadata URL follows BASE_URL, known once the server listens. The challenge names
+    // /mcp's own metadata (RFC 9728 path form), whose `resource` is what a client asks tokens for.
+    auth ??= requireBearerAuth({ verifier, resourceMetadataUrl: `${oauthResources(config).api}${PRM_PATH}${MCP_PATH}` });
     return auth(req, res, next);
   };
 

@@ -1,5 +1,6 @@
 // An OAuth access token (RS256 JWT from the authorization server) resolved into a Principal, wherever an API key is
-// accepted: REST, GraphQL, graphql-ws and /mcp. The signature, issuer, audience and expiry come from the token; the
+// accepted: REST, GraphQL, graphql-ws (resource "api") and /mcp (resource "mcp"), each only with a token issued for
+// it. The signature, issuer, audience and expiry come from the token; the
 // tenant (application + environment), the member and whether the grant still stands come from the OAuthGrant row,
 // read on every request, so revoking a grant (or removing the member) refuses its tokens at once in every process.
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
@@ -42,11 +43,16 @@ interface GrantRow extends BillingRow {
   removedAt: Date | null;
 }
 
-async function verify(ctx: Ctx, token: string): Promise<JWTPayload> {
+/** The protected resources a token can be issued for (RFC 8707): the API (REST, GraphQL, graphql-ws) or /mcp. */
+export type OAuthResource = keyof ReturnType<typeof oauthResources>;
+
+async function verify(ctx: Ctx, token: string, resource: OAuthResource): Promise<JWTPayload> {
   const { config } = ctx.deps;
   const r = oauthResources(config);
-  // Token lifetimes are the authorization server's, on wall-clock time (not the request's clock).
-  const opts = { issuer: r.api, audience: [r.api, r.mcp], algorithms: ["RS256"], typ: "at+jwt", requiredClaims: ["exp", "sub", "client_id", "gid"] };
+  // Token lifetimes are the authorization server's, on wall-clock time (not the request's clock). A token is good
+  // only at the resource it was issued for (its aud): one minted for /mcp never opens the API, nor the reverse, as
+  // the MCP authorization spec requires of a resource server.
+  const opts = { issuer: r.api, audience: r[resource], algorithms: ["RS256"], typ: "at+jwt", requiredClaims: ["exp", "sub", "client_id", "gid"] };
   try {
     return (await jwtVerify(token, createLocalJWKSet(await oauthJwks(ctx.deps)), opts)).payload;
   } catch (e) {
@@ -56,12 +62,15 @@ async function verify(ctx: Ctx, token: string): Promise<JWTPayload> {
   }
 }
 
-export async function authenticateAccessToken(ctx: Ctx, token: string): Promise<Principal> {
+export async function authenticateAccessToken(ctx: Ctx, token: string, resource: OAuthResource = "api"): Promise<Principal> {
   let claims: JWTPayload;
   try {
-    claims = await verify(ctx, token);
+    claims = await verify(ctx, token, resource);
   } catch (e) {
     if (e instanceof joseErrors.JWTExpired) throw errors.unauthorized("The OAuth access token has expired: refresh it");
+    if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === "aud") {
+      throw errors.unauthorized(`This OAuth access token was issued for another resource: ask the authorization server for resource=${oauthResources(ctx.deps.config)[resource]}`);
+    }
     throw errors.unauthorized("Invalid OAuth access token");
   }
   const gid = String(claims.gid);

@@ -10,7 +10,7 @@ import { memberCanUseEnvironment, memberHasPermission, type Permission } from ".
 import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal, Tenant } from "./principal";
 import { liveGate } from "../billing/live-gate";
 import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "../billing/workspace-billing";
-import { authenticateAccessToken } from "../oauth/access-tokens";
+import { authenticateAccessToken, type OAuthResource } from "../oauth/access-tokens";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 
 export interface CredentialInput {
@@ -20,6 +20,8 @@ export interface CredentialInput {
   environmentId?: string | null;
   /** the route accepts Basic extension client credentials (the four extension self routes); elsewhere they are 403 */
   basicAllowed?: boolean;
+  /** the protected resource an OAuth access token must have been issued for: the API (default) or /mcp */
+  oauthResource?: OAuthResource;
 }
 
 const uuid = z.uuid();
@@ -46,7 +48,7 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
     }
     // OAuth access tokens and extension session tokens are RS256 JWTs (dashboard tokens are opaque dst_…); the key
     // that signed one says which it is (kid oauth-… or extensions-…), and each path verifies it with its own keys.
-    if (looksLikeJwt(m[1])) return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1]) : authenticateExtensionSession(ctx, m[1]);
+    if (looksLikeJwt(m[1])) return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1], input.oauthResource) : authenticateExtensionSession(ctx, m[1]);
     return authenticateDashboard(ctx, m[1], input);
   }
   return null;

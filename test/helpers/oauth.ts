@@ -129,15 +129,19 @@ export async function refresh(as: oauth.AuthorizationServer, client: oauth.Clien
   return oauth.processRefreshTokenResponse(as, client, res);
 }
 
-/** One call: register, authorize with consent, exchange. */
-export async function obtainTokens(base: string, dashboardToken: string, scope: string, choose: Parameters<typeof consent>[3] = {}) {
+/** One call: register, authorize with consent, exchange. `authorize`: extra authorization parameters (`resource`). */
+export async function obtainTokens(base: string, dashboardToken: string, scope: string, choose: Parameters<typeof consent>[3] = {}, authorize: Record<string, string> = {}) {
   const as = await discover(base);
   const client = await register(as);
-  const started = await authorizationUrl(as, client.client_id, scope);
+  const started = await authorizationUrl(as, client.client_id, scope, authorize);
   const c = await consent(base, started, dashboardToken, choose);
   if (!c.redirect) throw new Error(`no redirect to the client: ${c.status} ${/<p class="alert" id="error">([^<]*)/.exec(c.page)?.[1] ?? c.page.slice(0, 300)}`);
   const tokens = await exchange(as, client, started, c.redirect);
   return { as, client, tokens };
 }
+
+/** Tokens for the tool endpoint: the authorization asks for the resource {base}/mcp (RFC 8707), as MCP clients must. */
+export const obtainMcpTokens = (base: string, dashboardToken: string, scope: string, choose: Parameters<typeof consent>[3] = {}) =>
+  obtainTokens(base, dashboardToken, scope, choose, { resource: `${base}/mcp` });
 
 export { oauth };
