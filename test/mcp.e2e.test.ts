@@ -164,6 +164,33 @@ describe("/mcp", () => {
     }
   });
 
+  test("every tool validates its arguments with the REST schema: a missing or wrong field is a validation_error naming it", async () => {
+    const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read quotes:write orders:read orders:write customers:read carts:read carts:write");
+    secrets.push(tokens.access_token, tokens.refresh_token!);
+    const c = await connect(tokens.access_token);
+    const issuesOf = async (name: string, args: Record<string, unknown>) => {
+      const r = await c.callTool({ name, arguments: args });
+      expect(r.isError).toBe(true);
+      const { error } = payload(r);
+      expect(error).toMatchObject({ code: "validation_error", status: 422 });
+      return (error.details.issues as { path: (string | number)[]; message: string }[]).map((i) => i.path.join("."));
+    };
+    try {
+      for (const name of ["get_quote", "get_order", "get_customer", "get_cart"]) expect(await issuesOf(name, {})).toEqual(["id"]);
+      expect(await issuesOf("get_quote", { id: 42 })).toEqual(["id"]);
+      expect(await issuesOf("get_quote", { id: "00000000-0000-4000-8000-000000000000", extra: true })).toEqual(["extra"]);
+      expect(await issuesOf("update_quote", { id: "00000000-0000-4000-8000-000000000000" })).toEqual(["changes"]);
+      expect(await issuesOf("update_order", { changes: { notes: "x" } })).toEqual(["id"]);
+      expect(await issuesOf("update_cart", { id: "x", changes: "everything" })).toEqual(["changes"]);
+      expect(await issuesOf("add_cart_item", { id: "x" })).toEqual(["item"]);
+      expect(await issuesOf("add_cart_item", { id: "x", item: { name: "Gadget", quantity: "two", unitPrice: 700 } })).toEqual(["item.quantity"]);
+      expect(await issuesOf("list_quotes", { limit: 0 })).toEqual(["limit"]);
+      expect(await issuesOf("create_quote", { customerEmail: "not-an-email" })).toEqual(["customerEmail"]);
+    } finally {
+      await c.close();
+    }
+  });
+
   test("a token without quotes:write is refused on the write tool, with the scope named", async () => {
     const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read");
     secrets.push(tokens.access_token, tokens.refresh_token!);

@@ -13,7 +13,7 @@ import type { Principal } from "../platform/principal";
 import { looksLikeJwt } from "../oauth/access-tokens";
 import { oauthResources } from "../oauth/resources";
 import { type Deps, makeCtx } from "../shared/context";
-import { DomainError } from "../shared/errors";
+import { DomainError, parseInput } from "../shared/errors";
 import { hasScope, OAUTH_SCOPES } from "../shared/scopes";
 import { verifyUtf8 } from "../rest/http";
 import { TOOLS, type ToolDef } from "./tools";
@@ -22,8 +22,9 @@ export const MCP_PATH = "/mcp";
 const PRM_PATH = "/.well-known/oauth-protected-resource";
 
 /**
- * The REST zod schema as the tool's input: its JSON Schema is advertised in tools/list; validation is left to the
- * service (which parses the same schema), so a tool reports the same field errors as the REST route.
+ * The REST zod schema as the tool's input: its JSON Schema is advertised in tools/list. The SDK's validation step
+ * passes values through; callTool() validates them with the same schema, so a bad argument gets the REST route's
+ * validation_error (details.issues naming each field) as a tool result rather than the SDK's own error shape.
  */
 function advertised(schema: z.ZodType): StandardSchemaWithJSON {
   const std = schema["~standard"] as unknown as { jsonSchema: StandardSchemaWithJSON["~standard"]["jsonSchema"] };
@@ -37,7 +38,11 @@ async function callTool(deps: Deps, principal: Principal, tool: ToolDef, args: u
     return textResult({ error: { code: "insufficient_scope", message: `The ${tool.name} tool needs the ${tool.scope} scope, which this token was not granted`, scope: tool.scope } }, true);
   }
   try {
-    return textResult(await tool.run(makeCtx(deps, principal), args ?? {}));
+    // Validated here, not only by the service: a tool's own fields (`id`, `changes`, `item`) reach no service parse,
+    // and a missing one would otherwise surface as an internal error. The service still parses what it is given.
+    const input = args ?? {};
+    parseInput(tool.input, input);
+    return textResult(await tool.run(makeCtx(deps, principal), input));
   } catch (e) {
     if (e instanceof DomainError && e.status < 500) {
       return textResult({ error: { code: e.code, message: e.message, status: e.status, ...(e.details ? { details: e.details } : {}) } }, true);

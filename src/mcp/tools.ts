@@ -1,7 +1,8 @@
 // The tools /mcp offers: one per main read and write of quotes, orders, customers and carts, each calling the same
-// service as its REST route with the same input (the REST zod schema is what tools/list advertises, and the service
-// parses it, so a tool's bad input gets the REST route's field-by-field message). Each tool names the scope it
-// needs and is refused, as a tool error naming that scope, when the token lacks it.
+// service as its REST route with the same input (the REST zod schema is what tools/list advertises, and what
+// mcp.rest.ts validates the arguments with before running the tool, so a tool's bad input gets the REST route's
+// field-by-field message). Each tool names the scope it needs and is refused, as a tool error naming that scope,
+// when the token lacks it.
 import { z } from "zod";
 import { addItemInput, addLineItem } from "../carts/cart-items.service";
 import { cartView, createCart, createCartInput, getCart, updateCart, updateCartInput } from "../carts/carts.service";
