@@ -1,6 +1,7 @@
 // The OAuth 2.1 authorization server, driven by a real client library (oauth4webapi): discovery, dynamic
 // registration, authorize with PKCE S256 and consent (dashboard session), token, REST and GraphQL calls with the
-// token, refresh rotation and reuse detection, revocation, and the errors a bad request gets.
+// token, refresh rotation and reuse detection, revocation, the errors a bad request gets, scopes and the pinned
+// application on every route, and no token, code or session in the server's output.
 import { startTestApp, startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 import { memberWith } from "./helpers/team";
@@ -8,6 +9,7 @@ import { codeOf, gqlClient } from "./helpers/gql";
 import { createClient } from "graphql-ws";
 import WebSocket from "ws";
 import { authorizationUrl, browse, consent, CookieJar, discover, exchange, follow, insecure, oauth, obtainTokens, optionValues, refresh, register } from "./helpers/oauth";
+import { captureOutput, expectNoSecrets } from "./helpers/output";
 import {
   ApplicationDocument,
   AuthorizedAppsDocument,
@@ -518,6 +520,61 @@ describe("a token is held to its scopes and its application on every route, like
     const r = await api("POST", "invites/accept", { token: at, body: { token: "inv_whatever" } });
     expect([r.status, r.body.error?.code]).toEqual([403, "application_key_workspace_route"]);
     expect(codeOf(await gql(OAuthAcceptInviteDocument, { token: "inv_whatever" }, { token: at }))).toBe("application_key_workspace_route");
+  });
+});
+
+describe("logs", () => {
+  test("no access token, refresh token, authorization code or dashboard token reaches the server's output", async () => {
+    // its own app with debug logging, so every log line the server can print is printed
+    const output = captureOutput();
+    const secrets: string[] = [];
+    let logged: Awaited<ReturnType<typeof startWithDemo>> | null = null;
+    try {
+      logged = await startWithDemo({ env: { LOG_LEVEL: "debug" } });
+      const { t: lt, api: lapi, demo: ldemo } = logged;
+      const lgql = gqlClient(lt.url);
+      secrets.push(ldemo.dashboardToken);
+      // authorization code flow: sign-in with the dashboard token, consent, code, exchange
+      const as = await discover(lt.url);
+      const c = await register(as);
+      const started = await authorizationUrl(as, c.client_id, "quotes:read quotes:write");
+      const { redirect } = await consent(lt.url, started, ldemo.dashboardToken);
+      secrets.push(redirect!.searchParams.get("code")!);
+      const tokens = await exchange(as, c, started, redirect!);
+      secrets.push(tokens.access_token, tokens.refresh_token!);
+      // GraphQL and REST with the token, including refusals
+      expect((await lgql(OAuthViewerDocument, {}, { token: tokens.access_token })).data!.viewer.type).toBe("oauth");
+      expect(codeOf(await lgql(ApplicationDocument, { id: ldemo.applicationId }, { token: tokens.access_token }))).toBe("insufficient_scopes");
+      expect((await lapi("POST", "quotes", { token: tokens.access_token, body: { customerEmail: "logs@example.com" } })).status).toBe(201);
+      // refresh, then reuse of the spent refresh token (invalid_grant, the grant dies)
+      const r1 = await refresh(as, c, tokens.refresh_token!);
+      secrets.push(r1.access_token, r1.refresh_token!);
+      expect((await lgql(OAuthViewerDocument, {}, { token: r1.access_token })).errors).toBeNull();
+      await expect(refresh(as, c, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+      expect(codeOf(await lgql(OAuthViewerDocument, {}, { token: r1.access_token }))).toBe("unauthorized");
+      // a second grant: a replayed code, then revocation of its refresh token
+      const s2 = await authorizationUrl(as, c.client_id, "quotes:read");
+      const r2 = (await consent(lt.url, s2, ldemo.dashboardToken)).redirect!;
+      secrets.push(r2.searchParams.get("code")!);
+      const t2 = await exchange(as, c, s2, r2);
+      secrets.push(t2.access_token, t2.refresh_token!);
+      const s3 = await authorizationUrl(as, c.client_id, "quotes:read");
+      const r3 = (await consent(lt.url, s3, ldemo.dashboardToken)).redirect!;
+      secrets.push(r3.searchParams.get("code")!);
+      const t3 = await exchange(as, c, s3, r3);
+      secrets.push(t3.access_token, t3.refresh_token!);
+      await expect(exchange(as, c, s3, r3)).rejects.toMatchObject({ error: "invalid_grant" });
+      await oauth.processRevocationResponse(await oauth.revocationRequest(as, c, oauth.None(), t2.refresh_token!, insecure));
+      expect((await lapi("GET", "whoami", { token: t2.access_token })).status).toBe(401);
+      expect(codeOf(await lgql(OAuthViewerDocument, {}, { token: t2.access_token }))).toBe("unauthorized");
+      await expect(refresh(as, c, t2.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    } finally {
+      output.restore();
+      await logged?.t.close();
+    }
+    // the capture did see the server: debug logging prints on every GraphQL request
+    expect(output.printed.join("").length).toBeGreaterThan(0);
+    expectNoSecrets(output.printed, secrets);
   });
 });
 
