@@ -1,23 +1,23 @@
 // The OAuth login and consent page in a real browser (Debian chromium through playwright-core): the authorize URL
 // leads to the sign-in step, then to consent; everything by keyboard only; the browser lands on the client's
 // redirect_uri with a code the client exchanges. Screenshots at 390 and 1280 px.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startWithDemo, type TestApp } from "./helpers/app";
+import { browserTest, hasChromium, launchChromium } from "./helpers/browser";
 import { client } from "./helpers/http";
 import { authorizationUrl, discover, exchange, register } from "./helpers/oauth";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = process.env.SCREENSHOT_DIR ?? path.join(tmpdir(), "q2c-screenshots");
 let t: TestApp;
 let demo: BootstrapResult;
 let api: ReturnType<typeof client>;
-let browser: Browser | null = null;
+let browser: Browser; // set when Chromium is here; the test is a browserTest (skipped otherwise, failing under REQUIRE_BROWSER=1)
 /** the client's own callback page: where the browser lands with the code */
 let app: http.Server;
 let callback = "";
@@ -31,12 +31,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
   callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
-  if (!existsSync(CHROMIUM)) {
-    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    return;
-  }
+  if (!hasChromium) return;
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -44,8 +41,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-test("sign in and approve by keyboard only; the client gets a working code", async () => {
-  if (!browser) return;
+browserTest("sign in and approve by keyboard only; the client gets a working code", async () => {
   const as = await discover(t.url);
   const c = await register(as, { client_name: "Claude Desktop", redirect_uris: [callback] });
   const started = await authorizationUrl(as, c.client_id, "quotes:read quotes:write orders:read", { redirect_uri: callback });
