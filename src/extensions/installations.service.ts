@@ -17,7 +17,8 @@ import { queueInstallCallback } from "./install-callback.service";
 import { checkConfigValues, manifestOf } from "./manifest";
 
 export const installInput = z.strictObject({
-  versionId: z.string().min(1).max(100),
+  // a malformed id is bad input (422 naming versionId); a well-formed unknown or foreign one is 404 like the rest
+  versionId: z.string().regex(/^ver_[A-Za-z0-9]{1,64}$/, "must be a version id (ver_…)"),
   config: z.record(z.string(), z.unknown()).optional(),
 });
 
