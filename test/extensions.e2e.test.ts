@@ -561,11 +561,11 @@ describe("uninstall, suspension and delivery", () => {
     const inst = await install(api, demo.dashboardToken, ext.id, version.id, demo.applicationId, sandbox);
     const ping = await api("POST", `installations/${inst.id}/test`, { key: demo.apiKey });
     expect([ping.status, ping.body.data.eventType]).toEqual([202, "extension.ping"]);
-    const hit = (await receiver.waitFor(() => at(path).some((x) => x.body?.type === "extension.ping"))).find((x) => x.path === path)!;
+    const hit = (await receiver.waitFor(() => at(path).some((x) => x.body?.data?.reason === "test"))).find((x) => x.path === path && x.body?.data?.reason === "test")!;
     stripe.webhooks.constructEvent(hit.rawBody, String(hit.headers["x-service-signature"]), inst.webhookSigningSecret!);
     expect((await api("POST", `installations/${inst.id}/test`, { key: inst.apiKey })).status).toBe(202);
     const list = await api("GET", `installations/${inst.id}/deliveries?limit=1&offset=0`, { key: demo.apiKey });
-    expect([list.body.data.length, list.body.meta.total]).toEqual([1, 2]);
+    expect([list.body.data.length, list.body.meta.total]).toEqual([1, 3]); // the install-time ping and the two tests
     const d = await until(() => t.deps.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: ping.body.data.id } }), (x) => x.status === "succeeded");
     const notDead = await api("POST", `installations/${inst.id}/deliveries/${d.id}/replay`, { key: demo.apiKey });
     expect([notDead.status, notDead.body.error.code]).toEqual([409, "delivery_not_replayable"]);

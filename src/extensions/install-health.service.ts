@@ -44,7 +44,19 @@ export interface DeliveryOutcome {
   dead: boolean;
   statusCode: number | null;
   eventType: string;
+  /** the event's data (extension.ping carries its reason) */
+  eventData?: unknown;
+  /** which attempt of the delivery this was (1 for the first) */
+  attempt: number;
   error: string | null;
+}
+
+/**
+ * The install-time ping reaches an extension that may not have fetched its signing secret yet: a 401 to its first
+ * attempt is expected (delivery rule 6), not a failed probe. Its retry is judged like any probe.
+ */
+function expectedInstallPing401(o: DeliveryOutcome) {
+  return o.eventType === "extension.ping" && o.attempt === 1 && o.statusCode === 401 && (o.eventData as { reason?: unknown } | null)?.reason === "install";
 }
 
 /** Called by the delivery worker inside its bookkeeping transaction, after the outcomes are recorded. */
@@ -57,7 +69,7 @@ export async function afterDeliveryOutcomes(deps: Deps, tx: Tx, outcomes: Delive
   for (const ep of managed.sort((a, b) => a.id.localeCompare(b.id))) {
     const mine = outcomes.filter((o) => o.endpointId === ep.id);
     // a non-2xx probe answer: reported at most once per endpoint per day
-    const failedPing = mine.find((o) => o.eventType === "extension.ping" && !o.ok && o.error !== "endpoint_inactive");
+    const failedPing = mine.find((o) => o.eventType === "extension.ping" && !o.ok && o.error !== "endpoint_inactive" && !expectedInstallPing401(o));
     if (failedPing) {
       const since = new Date(now.getTime() - DAY_MS);
       const claimed = await tx.webhookEndpoint.updateMany({
