@@ -34,9 +34,12 @@ export async function probeInstallations(deps: Deps, reason: "deploy" | "schedul
   return sent;
 }
 
-/** The deploy probe: once, PING_AFTER_DEPLOY_MS after the process started (unref'd: it never holds the process open). */
-export function scheduleDeployProbe(deps: Deps, delayMs = PING_AFTER_DEPLOY_MS) {
-  const timer = setTimeout(() => void probeInstallations(deps, "deploy").catch((e) => console.error("[extensions] deploy probe failed", e)), delayMs);
+/**
+ * The deploy probe: once, PING_AFTER_DEPLOY_MS after the process started (unref'd: it never holds the process open).
+ * `probe` is there for tests that check the timing without sending anything.
+ */
+export function scheduleDeployProbe(deps: Deps, delayMs = PING_AFTER_DEPLOY_MS, probe: typeof probeInstallations = probeInstallations) {
+  const timer = setTimeout(() => void probe(deps, "deploy").catch((e) => console.error("[extensions] deploy probe failed", e)), delayMs);
   timer.unref();
   return () => clearTimeout(timer);
 }
