@@ -134,7 +134,7 @@ const TRIGGERS: Record<string, string> = {
   "extension.uninstalled": "An install is uninstalled (delivered after the state is set).",
   "extension.webhook_secret_rotated": "An install's signing secret is rotated (dual-signed).",
   "webhook.ping": "POST /webhook-endpoints/{id}/test.",
-  "extension.ping": "A signed probe of an install's endpoint: 2 minutes after each deploy, every 6 hours, and POST /installations/{id}/test.",
+  "extension.ping": "A signed probe of an install's endpoint (data.reason): at each install and reinstall (install), 2 minutes after each deploy (deploy), every 6 hours (schedule), and POST /installations/{id}/test (test).",
   "fulfillment.created": "A fulfillment is created (handover, or shipment pending or shipped).",
   "fulfillment.completed": "A fulfillment is completed: at once without a shipment, else when its shipment gets a tracking number or is delivered.",
   "fulfillment.cancelled": "A fulfillment is cancelled; its units are free to fulfil again.",

@@ -1,8 +1,10 @@
 // The health of extension installs' endpoints, on top of the webhook delivery worker:
-// - extension.ping probes: 2 minutes after each deploy (process start) and every 6 hours (the extension-ping job);
-//   a non-2xx answer is reported at most once per endpoint per day (WebhookEndpoint.pingFailureReportedAt).
+// - extension.ping probes: at each install (installations.service.ts), 2 minutes after each deploy (process start) and
+//   every 6 hours (the extension-ping job); a non-2xx answer is reported at most once per endpoint per day
+//   (WebhookEndpoint.pingFailureReportedAt), except the expected 401 to the install-time ping's first attempt.
 // - automatic suspension: EXTENSION_SUSPEND_AFTER_DEAD_LETTERS (default 3) consecutive dead-lettered deliveries to an
-//   install's endpoint (none succeeded in between) suspend the install (suspendedReason delivery_failures).
+//   install's endpoint (none succeeded in between, none before its last suspension) suspend the install
+//   (suspendedReason delivery_failures).
 // - alerts: the 401/403 streak alert of any endpoint, a failed probe and a suspension are WebhookAlert rows (the one
 //   alert path); for an install's endpoint each also emails the application's admins and the extension's publisher.
 import type { Prisma } from "../generated/prisma/client";
@@ -15,6 +17,7 @@ type Tx = Prisma.TransactionClient;
 const DAY_MS = 86_400_000;
 export const PING_JOB = "extension-ping";
 export const PING_AFTER_DEPLOY_MS = 2 * 60_000;
+const SUSPENDED_ALERT = "install_suspended";
 
 /** One extension.ping to every active install's endpoint; returns how many were sent. */
 export async function probeInstallations(deps: Deps, reason: "deploy" | "schedule" | "test" = "schedule") {
@@ -31,9 +34,12 @@ export async function probeInstallations(deps: Deps, reason: "deploy" | "schedul
   return sent;
 }
 
-/** The deploy probe: once, PING_AFTER_DEPLOY_MS after the process started (unref'd: it never holds the process open). */
-export function scheduleDeployProbe(deps: Deps, delayMs = PING_AFTER_DEPLOY_MS) {
-  const timer = setTimeout(() => void probeInstallations(deps, "deploy").catch((e) => console.error("[extensions] deploy probe failed", e)), delayMs);
+/**
+ * The deploy probe: once, PING_AFTER_DEPLOY_MS after the process started (unref'd: it never holds the process open).
+ * `probe` is there for tests that check the timing without sending anything.
+ */
+export function scheduleDeployProbe(deps: Deps, delayMs = PING_AFTER_DEPLOY_MS, probe: typeof probeInstallations = probeInstallations) {
+  const timer = setTimeout(() => void probe(deps, "deploy").catch((e) => console.error("[extensions] deploy probe failed", e)), delayMs);
   timer.unref();
   return () => clearTimeout(timer);
 }
@@ -44,7 +50,19 @@ export interface DeliveryOutcome {
   dead: boolean;
   statusCode: number | null;
   eventType: string;
+  /** the event's data (extension.ping carries its reason) */
+  eventData?: unknown;
+  /** which attempt of the delivery this was (1 for the first) */
+  attempt: number;
   error: string | null;
+}
+
+/**
+ * The install-time ping reaches an extension that may not have fetched its signing secret yet: a 401 to its first
+ * attempt is expected (delivery rule 6), not a failed probe. Its retry is judged like any probe.
+ */
+function expectedInstallPing401(o: DeliveryOutcome) {
+  return o.eventType === "extension.ping" && o.attempt === 1 && o.statusCode === 401 && (o.eventData as { reason?: unknown } | null)?.reason === "install";
 }
 
 /** Called by the delivery worker inside its bookkeeping transaction, after the outcomes are recorded. */
@@ -57,7 +75,7 @@ export async function afterDeliveryOutcomes(deps: Deps, tx: Tx, outcomes: Delive
   for (const ep of managed.sort((a, b) => a.id.localeCompare(b.id))) {
     const mine = outcomes.filter((o) => o.endpointId === ep.id);
     // a non-2xx probe answer: reported at most once per endpoint per day
-    const failedPing = mine.find((o) => o.eventType === "extension.ping" && !o.ok && o.error !== "endpoint_inactive");
+    const failedPing = mine.find((o) => o.eventType === "extension.ping" && !o.ok && o.error !== "endpoint_inactive" && !expectedInstallPing401(o));
     if (failedPing) {
       const since = new Date(now.getTime() - DAY_MS);
       const claimed = await tx.webhookEndpoint.updateMany({
@@ -73,19 +91,25 @@ export async function afterDeliveryOutcomes(deps: Deps, tx: Tx, outcomes: Delive
   }
 }
 
-/** Suspends the install when its endpoint's last N finished deliveries all dead-lettered. */
+/**
+ * Suspends the install when its endpoint's last N finished deliveries all dead-lettered. A run of dead letters
+ * suspends once: after a reactivation (toggle or reinstall) only dead letters since the last suspension count, so a
+ * reactivated install is not suspended again by its first failure.
+ */
 async function maybeSuspend(deps: Deps, tx: Tx, endpointId: string, installationId: string) {
   const n = deps.config.EXTENSION_SUSPEND_AFTER_DEAD_LETTERS;
   const lastOk = await tx.webhookDelivery.findFirst({ where: { endpointId, status: "succeeded" }, orderBy: { succeededAt: "desc" }, select: { succeededAt: true } });
+  const lastSuspension = await tx.webhookAlert.findFirst({ where: { endpointId, kind: SUSPENDED_ALERT }, orderBy: { createdAt: "desc" }, select: { createdAt: true } });
+  const since = [lastOk?.succeededAt, lastSuspension?.createdAt].filter((d): d is Date => Boolean(d)).sort((a, b) => b.getTime() - a.getTime())[0];
   const dead = await tx.webhookDelivery.count({
-    where: { endpointId, status: "dead_letter", NOT: { lastError: "endpoint_inactive" }, ...(lastOk?.succeededAt ? { lastAttemptAt: { gt: lastOk.succeededAt } } : {}) },
+    where: { endpointId, status: "dead_letter", NOT: { lastError: "endpoint_inactive" }, ...(since ? { lastAttemptAt: { gt: since } } : {}) },
   });
   if (dead < n) return;
   const now = deps.clock.now();
   const res = await tx.installation.updateMany({ where: { id: installationId, status: "active" }, data: { status: "suspended", suspendedAt: now, suspendedReason: "delivery_failures" } });
   if (res.count === 0) return;
   await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { isActive: false } });
-  await raiseInstallAlert(deps, tx, endpointId, "install_suspended", [], `${dead} deliveries in a row were dead-lettered, so the install was suspended. Fix the endpoint, then reactivate it (POST /extensions/{id}/suspend) or reinstall.`);
+  await raiseInstallAlert(deps, tx, endpointId, SUSPENDED_ALERT, [], `${dead} deliveries in a row were dead-lettered, so the install was suspended. Fix the endpoint, then reactivate it (POST /extensions/{id}/suspend) or reinstall.`);
 }
 
 /** An alert on an endpoint (the alert path), plus an email to application admins and the publisher for installs. */

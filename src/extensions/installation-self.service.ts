@@ -17,9 +17,11 @@ import { manifestOf } from "./manifest";
 const MAX_GRACE = 604_800;
 export const graceInput = z.strictObject({ graceSeconds: z.number().int().min(0).max(MAX_GRACE).default(86_400) });
 
+/** Basic client credentials; any other valid credential (an API key, an installation's key, a dashboard session) is 403. */
 function requireClient(ctx: Ctx) {
-  if (!ctx.extensionClient) throw errors.unauthorized("Send the extension's client credentials: Authorization: Basic base64(clientId:clientSecret)");
-  return ctx.extensionClient;
+  if (ctx.extensionClient) return ctx.extensionClient;
+  if (ctx.principal) throw errors.forbidden("Use the extension's client credentials (Authorization: Basic base64(clientId:clientSecret))");
+  throw errors.unauthorized("Send the extension's client credentials: Authorization: Basic base64(clientId:clientSecret)");
 }
 
 /**

@@ -17,7 +17,8 @@ import { queueInstallCallback } from "./install-callback.service";
 import { checkConfigValues, manifestOf } from "./manifest";
 
 export const installInput = z.strictObject({
-  versionId: z.string().min(1).max(100),
+  // a malformed id is bad input (422 naming versionId); a well-formed unknown or foreign one is 404 like the rest
+  versionId: z.string().regex(/^ver_[A-Za-z0-9]{1,64}$/, "must be a version id (ver_…)"),
   config: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -125,6 +126,11 @@ export async function installExtension(ctx: Ctx, extensionId: string, body: unkn
     const key = await mintInstallKey(tx, inst, manifest.scopes, ext.name, env);
     inst = await tx.db.installation.findUniqueOrThrow({ where: { id: inst.id } });
     if (ext.clientId && ext.clientSecretHash && ext.installCallbackUrl) await queueInstallCallback(tx, inst);
+    // Delivery rule 6's install-time ping: the extension learns its endpoint works (its first answer may be a 401,
+    // before it has fetched the signing secret; the retry then verifies).
+    if (webhookUrl && inst.webhookEndpointId) {
+      await sendToEndpoint(tx, installTenant(inst, env), inst.webhookEndpointId, "extension.ping", { installationId: inst.id, extensionId: ext.id, endpointId: inst.webhookEndpointId, reason: "install" });
+    }
     return {
       ...installationView(inst, env, version),
       apiKey: revealOnce(key.rawKey),

@@ -22,7 +22,7 @@ export interface WorkerOptions {
 }
 
 type Claimed = { id: string; endpointId: string; eventId: string; attempts: number };
-type Outcome = { d: Claimed; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date; eventType?: string };
+type Outcome = { d: Claimed; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date; eventType?: string; eventData?: unknown };
 
 const EXCERPT = 500;
 
@@ -158,7 +158,10 @@ export class DeliveryWorker {
         return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at, production);
       }),
     );
-    for (const o of outcomes) o.eventType = eventById.get(o.d.eventId)?.type;
+    for (const o of outcomes) {
+      o.eventType = eventById.get(o.d.eventId)?.type;
+      o.eventData = eventById.get(o.d.eventId)?.data;
+    }
     await this.record(outcomes);
     return claimed.length;
   }
@@ -241,6 +244,8 @@ export class DeliveryWorker {
           dead: !o.ok && (o.error === "endpoint_inactive" || o.d.attempts >= this.o.maxAttempts),
           statusCode: o.statusCode,
           eventType: o.eventType ?? "",
+          eventData: o.eventData,
+          attempt: o.d.attempts,
           error: o.error,
         })),
       );
