@@ -227,6 +227,8 @@ describe("publisher routes: tenancy, credentials, bad input", () => {
       { name: "delist: malformed id", method: "POST", path: "extensions/x/delist", cred: { token: pub.dashboardToken }, status: 404, code: "not_found" },
       { name: "delist a draft", method: "POST", path: `extensions/${f.draftExt.id}/delist`, cred: { token: pub.dashboardToken }, status: 409, code: "invalid_lifecycle" },
       { name: "relist a draft", method: "POST", path: `extensions/${f.draftExt.id}/relist`, cred: { token: pub.dashboardToken }, status: 409, code: "invalid_lifecycle" },
+      { name: "delist: a body with fields", method: "POST", path: p("delist"), cred: { token: pub.dashboardToken }, body: { reason: "x" }, status: 422, code: "validation_error", field: "reason" },
+      { name: "relist: a body with fields", method: "POST", path: p("relist"), cred: { token: pub.dashboardToken }, body: { force: true }, status: 422, code: "validation_error", field: "force" },
     ]);
   });
 });
@@ -263,6 +265,7 @@ describe("merchant routes: tenancy, credentials, bad input", () => {
       { name: "the production environment (no install there)", method: "POST", path: p, cred: merchant(demo.dashboardToken, demo.environments.production.id), status: 404, code: "not_found" },
       { name: "unknown extension", method: "POST", path: "extensions/ext_nope/suspend", cred: { key: demo.apiKey }, status: 404, code: "not_found" },
       { name: "malformed id", method: "POST", path: "extensions/!!/suspend", cred: { key: demo.apiKey }, status: 404, code: "not_found" },
+      { name: "a body with fields", method: "POST", path: p, cred: { key: demo.apiKey }, body: { status: "suspended" }, status: 422, code: "validation_error", field: "status" },
       { name: "the installation's own key", method: "POST", path: p, cred: { key: f.inst.apiKey }, status: 403, code: "insufficient_scopes" },
     ]);
     expect((await api("GET", `installations/${f.inst.id}`, { key: demo.apiKey })).body.data.status).toBe("active");
@@ -317,6 +320,8 @@ describe("merchant routes: tenancy, credentials, bad input", () => {
       { name: "test: bad id", method: "POST", path: "installations/inst_/test", cred: { key: demo.apiKey }, status: 404, code: "not_found" },
       { name: "test: unknown id", method: "POST", path: "installations/inst_nope/test", cred: { key: demo.apiKey }, status: 404, code: "not_found" },
       { name: "test: another install's key", method: "POST", path: test, cred: { key: otherInst.apiKey }, status: 403, code: "insufficient_scopes" },
+      { name: "replay: a body with fields", method: "POST", path: replay, cred: { key: demo.apiKey }, body: { force: true }, status: 422, code: "validation_error", field: "force" },
+      { name: "test: a body with fields", method: "POST", path: test, cred: { key: demo.apiKey }, body: { type: "order.created" }, status: 422, code: "validation_error", field: "type" },
     ]);
   });
 });

@@ -1,6 +1,8 @@
 // REST routes of the extension platform: thin, one service call each.
 import express, { Router } from "express";
+import { z } from "zod";
 import { ctxOf, ok, okPage } from "../rest/http";
+import { parseInput } from "../shared/errors";
 import { deliveryView } from "../webhooks/endpoints.service";
 import {
   createClientCredentials,
@@ -28,6 +30,9 @@ import {
   uninstall,
 } from "./installations.service";
 
+/** Verbs that take no body: a body with fields is 422 naming them (decisions.md part 1), never silently ignored. */
+const noFields = (body: unknown) => void parseInput(z.strictObject({}), body ?? {});
+
 export function extensionsRouter() {
   const r = Router();
   const same = <T>(x: T) => x;
@@ -41,14 +46,14 @@ export function extensionsRouter() {
   r.get("/extensions/me/installations", async (req, res) => okPage(res, await listMyInstallations(ctxOf(req), req.query), same));
   r.get("/extensions/:id", async (req, res) => ok(res, await getExtension(ctxOf(req), req.params.id)));
   r.patch("/extensions/:id", async (req, res) => ok(res, await updateExtension(ctxOf(req), req.params.id, req.body)));
-  r.post("/extensions/:id/delist", async (req, res) => ok(res, await setListed(ctxOf(req), req.params.id, false)));
-  r.post("/extensions/:id/relist", async (req, res) => ok(res, await setListed(ctxOf(req), req.params.id, true)));
+  r.post("/extensions/:id/delist", async (req, res) => (noFields(req.body), ok(res, await setListed(ctxOf(req), req.params.id, false))));
+  r.post("/extensions/:id/relist", async (req, res) => (noFields(req.body), ok(res, await setListed(ctxOf(req), req.params.id, true))));
   r.post("/extensions/:id/versions", async (req, res) => ok(res, await createVersion(ctxOf(req), req.params.id, req.body), 201));
   r.get("/extensions/:id/versions", async (req, res) => okPage(res, await listVersions(ctxOf(req), req.params.id, req.query), same));
   r.get("/extensions/:id/versions/:versionId", async (req, res) => ok(res, await getVersion(ctxOf(req), req.params.id, req.params.versionId)));
   r.post("/extensions/:id/versions/:versionId/publish", async (req, res) => ok(res, await publishVersion(ctxOf(req), req.params.id, req.params.versionId, req.body)));
   r.post("/extensions/:id/install", async (req, res) => ok(res, await installExtension(ctxOf(req), req.params.id, req.body), 201));
-  r.post("/extensions/:id/suspend", async (req, res) => ok(res, await toggleSuspend(ctxOf(req), req.params.id)));
+  r.post("/extensions/:id/suspend", async (req, res) => (noFields(req.body), ok(res, await toggleSuspend(ctxOf(req), req.params.id))));
   r.post("/extensions/:id/client-credentials", async (req, res) => ok(res, await createClientCredentials(ctxOf(req), req.params.id, req.body), 201));
   // merchant side
   r.get("/extension-installations", async (req, res) => okPage(res, await listInstallations(ctxOf(req), req.query), same));
@@ -59,8 +64,8 @@ export function extensionsRouter() {
     await ok(res, page.items.map(deliveryView), 200, { total: page.total, limit: page.limit, offset: page.offset });
   });
   r.post("/installations/:id/deliveries/:deliveryId/replay", async (req, res) =>
-    ok(res, deliveryView(await replayInstallDelivery(ctxOf(req), req.params.id, req.params.deliveryId)), 202));
-  r.post("/installations/:id/test", async (req, res) => ok(res, deliveryView(await testInstallation(ctxOf(req), req.params.id)), 202));
+    (noFields(req.body), ok(res, deliveryView(await replayInstallDelivery(ctxOf(req), req.params.id, req.params.deliveryId)), 202)));
+  r.post("/installations/:id/test", async (req, res) => (noFields(req.body), ok(res, deliveryView(await testInstallation(ctxOf(req), req.params.id)), 202)));
   // the extension's own routes (client credentials; the secret read and rotation also take the installation's key)
   r.get("/installations/:id/webhook-secret", async (req, res) => ok(res, await readWebhookSecret(ctxOf(req), req.params.id)));
   r.post("/installations/:id/api-key", async (req, res) => ok(res, await mintInstallationApiKey(ctxOf(req), req.params.id, req.body), 201));
