@@ -2,14 +2,27 @@
 // route (REST and GraphQL), sandbox never; subscribe makes the workspace live at once (the key principal cache is
 // warm); trial expiry answers trial_expired; billing writes are owner-only for dashboard sessions, scope-gated for keys.
 import { runPlatformBilling } from "../src/billing/billing.service";
-import { gateExemptPath } from "../src/billing/live-gate";
+import { gateExemptRoute } from "../src/billing/live-gate";
 import { mintKey } from "../src/platform/api-keys.service";
 import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.service";
 import { restRoutes } from "../src/rest/routes";
 import { FixedClock } from "../src/shared/clock";
 import { makeCtx } from "../src/shared/context";
 import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { gqlClient } from "./helpers/gql";
 import { client } from "./helpers/http";
+import { inviteLinkFromOutbox, memberWith } from "./helpers/team";
+import {
+  AcceptInviteDocument,
+  CreateInviteDocument,
+  MyMembershipDocument,
+  RemoveMemberDocument,
+  ResendInviteDocument,
+  RevokeInviteDocument,
+  TeamInvitesDocument,
+  TeamMembersDocument,
+  UpdateMemberDocument,
+} from "./generated/graphql";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -71,7 +84,7 @@ test("a production key of a workspace that is not live gets 402 workspace_not_li
     const path = r.path.replace(/:[A-Za-z]+/g, UUID);
     const res = await api(r.method.toUpperCase(), path.slice(1), { key: w.prodKey, body: ["post", "put", "patch"].includes(r.method) ? {} : undefined, validate: false });
     const label = `${r.method.toUpperCase()} ${r.path}`;
-    if (gateExemptPath(r.path)) {
+    if (gateExemptRoute(r.method, r.path)) {
       expect([label, res.status]).not.toEqual([label, 402]);
     } else {
       expect([label, res.status, res.body?.error?.code]).toEqual([label, 402, "workspace_not_live"]);
@@ -111,6 +124,76 @@ test("GraphQL: the same gate per operation; viewer and billing fields pass; sand
   expect([ok.code, ok.data?.billing]).toEqual([undefined, { state: "workspace_not_live", live: false }]);
   expect((await gql("{ connectors { nodes { id } } }", { key: w.sandboxKey })).code).toBeUndefined();
   expect((await gql("{ connectors { nodes { id } } }", { token: w.owner, headers: { "x-service-environment-id": w.sandbox.id } })).code).toBeUndefined();
+});
+
+test("team management is exempt over REST and GraphQL alike: the owner of a workspace that is not live runs its team from a production session; its members accept invitations elsewhere", async () => {
+  const w = await workspace();
+  const typed = gqlClient(t.url);
+  const owner = { token: w.owner };
+  expect((await api("GET", "connectors", owner)).body.error.code).toBe("workspace_not_live"); // the session is gated
+  expect((await gql("{ connectors { nodes { id } } }", owner)).code).toBe("workspace_not_live");
+  const viewer = [{ applicationId: w.app.id, role: "viewer" as const }];
+  const email = () => `team-${++n}@${w.ws.slug}.test`;
+  const target = async () => (await memberWith(t, w.ws.id, { applicationRoles: viewer })).memberId;
+  const ws = `workspaces/${w.ws.id}`;
+
+  const created = await api("POST", `${ws}/invites`, { ...owner, body: { email: email(), applicationRoles: viewer } });
+  const rest: [string, { status: number }, number][] = [
+    ["create invitation", created, 201],
+    ["list invitations", await api("GET", `${ws}/invites`, owner), 200],
+    ["resend", await api("POST", `${ws}/invites/${created.body.data?.id}/resend`, owner), 200],
+    ["revoke", await api("POST", `${ws}/invites/${created.body.data?.id}/revoke`, owner), 204],
+    ["list members", await api("GET", `${ws}/members`, owner), 200],
+    ["my membership", await api("GET", `${ws}/members/me`, owner), 200],
+    ["change a member", await api("PATCH", `${ws}/members/${await target()}`, { ...owner, body: { applicationRoles: [] } }), 200],
+    ["remove a member", await api("DELETE", `${ws}/members/${await target()}`, owner), 204],
+  ];
+  expect(rest.map(([name, r]) => [name, r.status])).toEqual(rest.map(([name, , want]) => [name, want]));
+
+  const inv = await typed(CreateInviteDocument, { workspaceId: w.ws.id, email: email(), applicationRoles: viewer }, owner);
+  const graphql = [
+    ["createInvite", inv],
+    ["invites", await typed(TeamInvitesDocument, { workspaceId: w.ws.id }, owner)],
+    ["resendInvite", await typed(ResendInviteDocument, { workspaceId: w.ws.id, id: inv.data?.createInvite.id ?? "" }, owner)],
+    ["revokeInvite", await typed(RevokeInviteDocument, { workspaceId: w.ws.id, id: inv.data?.createInvite.id ?? "" }, owner)],
+    ["members", await typed(TeamMembersDocument, { workspaceId: w.ws.id }, owner)],
+    ["myMembership", await typed(MyMembershipDocument, { workspaceId: w.ws.id }, owner)],
+    ["updateMember", await typed(UpdateMemberDocument, { workspaceId: w.ws.id, memberId: await target(), applicationRoles: [] }, owner)],
+    ["removeMember", await typed(RemoveMemberDocument, { workspaceId: w.ws.id, memberId: await target() }, owner)],
+  ] as const;
+  expect(graphql.map(([name, r]) => [name, r.status, r.errors])).toEqual(graphql.map(([name]) => [name, 200, null]));
+
+  // a member of this workspace (a session acting in its production) is invited to another, live workspace and
+  // accepts with the session it has, over REST and over GraphQL
+  const other = await workspace({ live: true });
+  const accepted: [string, number, unknown][] = [];
+  for (const via of ["REST", "GraphQL"]) {
+    const m = await memberWith(t, w.ws.id, { applicationRoles: viewer, email: email() });
+    expect((await api("GET", "connectors", { token: m.token })).body.error.code).toBe("workspace_not_live");
+    expect((await api("POST", `workspaces/${other.ws.id}/invites`, { token: other.owner, body: { email: m.email, applicationRoles: [{ applicationId: other.app.id, role: "viewer" }] } })).status).toBe(201);
+    const link = await inviteLinkFromOutbox(t, api, other.owner, m.email, other.app.id);
+    if (via === "REST") {
+      const r = await api("POST", "invites/accept", { token: m.token, body: { token: link!.token } });
+      accepted.push([via, r.status, r.body.data?.workspaceId]);
+    } else {
+      const r = await typed(AcceptInviteDocument, { token: link!.token! }, { token: m.token });
+      accepted.push([via, r.status, r.data?.acceptInvite.workspaceId ?? r.errors]);
+    }
+  }
+  expect(accepted).toEqual([
+    ["REST", 200, other.ws.id],
+    ["GraphQL", 200, other.ws.id],
+  ]);
+});
+
+test("the gate's exemptions: exactly the listed routes, by method and path", () => {
+  for (const [m, p] of [["GET", "/whoami"], ["get", "/whoami/"], ["HEAD", "/billing"], ["POST", "/invites/accept"], ["DELETE", `/workspaces/${UUID}/members/${UUID}`], ["GET", `/workspaces/${UUID}/members/me`]]) {
+    expect([m, p, gateExemptRoute(m, p)]).toEqual([m, p, true]);
+  }
+  // another verb on an exempt path, a longer path, and paths beside the listed ones stay gated
+  for (const [m, p] of [["DELETE", "/whoami"], ["GET", "/billing/nope"], ["GET", `/workspaces/${UUID}/members/me/x`], ["POST", "/invites"], ["GET", "/whoamix"], ["GET", "/api-keys"]]) {
+    expect([m, p, gateExemptRoute(m, p)]).toEqual([m, p, false]);
+  }
 });
 
 test("subscribe makes the workspace live at once although the key's principal is cached; cancel keeps it live until the period end; the sweep ends it", async () => {
