@@ -1,4 +1,4 @@
-import { runPlatformBilling } from "../src/billing/billing.service";
+import { runPlatformBilling } from "../src/billing/platform-billing.service";
 import { makeCtx } from "../src/shared/context";
 import type { JobDefinition } from "./registry";
 

@@ -1,7 +1,7 @@
 // The live gate and workspace billing: production credentials of a workspace that is not live answer 402 on every
 // route (REST and GraphQL), sandbox never; subscribe makes the workspace live at once (the key principal cache is
 // warm); trial expiry answers trial_expired; billing writes are owner-only for dashboard sessions, scope-gated for keys.
-import { runPlatformBilling } from "../src/billing/billing.service";
+import { runPlatformBilling } from "../src/billing/platform-billing.service";
 import { gateExemptRoute } from "../src/billing/live-gate";
 import { mintKey } from "../src/platform/api-keys.service";
 import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.service";

@@ -8,14 +8,13 @@ import {
   cancel,
   getBilling,
   listPaymentMethods,
-  type PaymentMethodView,
   type PlanId,
   removePaymentMethod,
   resume,
   setDefaultPaymentMethod,
   subscribe,
-  subscriptionView,
 } from "./billing.service";
+import type { PaymentMethodView, subscriptionView } from "./billing.view";
 
 const PlanEnum = describedEnum<PlanId>("PlatformPlan", "A platform plan (monthly, USD)", {
   starter: "29.00 USD a month",
