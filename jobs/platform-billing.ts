@@ -7,6 +7,6 @@ export const platformBilling: JobDefinition = {
   every: "5 minutes",
   run: async ({ deps }) => {
     const c = await runPlatformBilling(makeCtx(deps));
-    return `trials expired ${c.trialsExpired}, subscriptions ended ${c.ended}, renewed ${c.renewed}, failed ${c.failed}`;
+    return `trials expired ${c.trialsExpired}, subscriptions ended ${c.ended}, renewed ${c.renewed}, failed ${c.failed}, backup card charged ${c.backupUsed}`;
   },
 };

@@ -3,6 +3,7 @@
 // warm); trial expiry answers trial_expired; billing writes are owner-only for dashboard sessions, scope-gated for keys.
 import { runPlatformBilling } from "../src/billing/platform-billing.service";
 import { gateExemptRoute } from "../src/billing/live-gate";
+import { eventTypeInfo } from "../src/events/catalog";
 import { mintKey } from "../src/platform/api-keys.service";
 import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.service";
 import { restRoutes } from "../src/rest/routes";
@@ -265,6 +266,8 @@ test("a declined card: 402 payment_failed, a failed charge event, still not live
     expect((await api("GET", "billing", { token: w.owner })).body.data).toMatchObject({ state: "workspace_not_entitled_for_live", subscription: { status: "past_due" } });
     expect((await api("GET", "connectors", { key: w.prodKey })).body.error.code).toBe("workspace_not_entitled_for_live");
     expect((await events(w.ws.id, "workspace.platform_charge.failed")).length).toBe(2);
+    // no backup card: nothing else is charged
+    expect(await events(w.ws.id, "workspace.payment_method.backup_used")).toEqual([]);
   } finally {
     clock.set(start);
   }
@@ -384,6 +387,120 @@ test("GraphQL billing: subscribe, read, owner-only writes, error codes", async (
   expect((await gql("mutation { resumeBilling { state } }", { token: w.owner })).data.resumeBilling.state).toBe("live");
   const keyDenied = await gql("{ billing { state } }", { key: await w.key(w.sandbox, ["orders:read"]) });
   expect(keyDenied.code).toBe("insufficient_scopes");
+});
+
+/** Each event's data has the keys the catalog promises for its type. */
+function expectCatalogKeys(rows: { type: string; data: unknown }[]) {
+  for (const e of rows) expect([e.type, eventTypeInfo(e.type).requiredDataKeys.filter((k) => !(k in (e.data as object)))]).toEqual([e.type, []]);
+}
+
+test("backup card: the owner marks one (workspace.payment_method.backup_set), it replaces the previous, never the default; removing it or making it the default clears it", async () => {
+  const w = await workspace({ live: true });
+  const other = await workspace({ live: true });
+  const admin = await w.member("workspace_admin");
+  const add = async (paymentToken = "tok_visa") => (await api("POST", "billing/payment-methods", { token: w.owner, body: { paymentToken } })).body.data;
+  const def = await add();
+  const a = await add();
+  const b = await add("tok_card_declined");
+  expect([def.isDefault, def.isBackup, a.isBackup]).toEqual([true, false, false]);
+  const setA = await api("POST", `billing/payment-methods/${a.id}/backup`, { token: w.owner });
+  expect([setA.status, setA.body.data]).toEqual([200, expect.objectContaining({ id: a.id, isBackup: true, isDefault: false })]);
+  expect((await api("GET", "billing", { token: w.owner })).body.data).toMatchObject({ defaultPaymentMethodId: def.id, backupPaymentMethodId: a.id });
+  // again: nothing changes, no second event
+  expect((await api("POST", `billing/payment-methods/${a.id}/backup`, { token: w.owner })).body.data.isBackup).toBe(true);
+  // another card replaces it
+  expect((await api("POST", `billing/payment-methods/${b.id}/backup`, { token: w.owner })).body.data.isBackup).toBe(true);
+  const cards = (await api("GET", "billing/payment-methods", { token: w.owner })).body.data;
+  expect(Object.fromEntries(cards.map((c: any) => [c.id, [c.isDefault, c.isBackup]]))).toEqual({ [def.id]: [true, false], [a.id]: [false, false], [b.id]: [false, true] });
+  const set = await events(w.ws.id, "workspace.payment_method.backup_set");
+  expect(set.map((e) => [e.environmentId, e.data])).toEqual([
+    [w.production.id, { workspaceId: w.ws.id, paymentMethodId: a.id, previousPaymentMethodId: null }],
+    [w.production.id, { workspaceId: w.ws.id, paymentMethodId: b.id, previousPaymentMethodId: a.id }],
+  ]);
+  expectCatalogKeys(set);
+  // never the default card
+  const onDefault = await api("POST", `billing/payment-methods/${def.id}/backup`, { token: w.owner });
+  expect([onDefault.status, onDefault.body.error.code]).toEqual([409, "cannot_backup_default"]);
+  // the owner's only: a workspace admin gets 403; another workspace's card, an unknown or removed one is 404
+  const denied = await api("POST", `billing/payment-methods/${a.id}/backup`, { token: admin });
+  expect([denied.status, denied.body.error.code]).toEqual([403, "permission_denied"]);
+  const theirs = (await api("POST", "billing/payment-methods", { token: other.owner, body: { paymentToken: "tok_visa" } })).body.data;
+  for (const id of [theirs.id, "wpm_0000", "not-an-id"]) {
+    const r = await api("POST", `billing/payment-methods/${id}/backup`, { token: w.owner });
+    expect([id, r.status, r.body.error.code]).toEqual([id, 404, "not_found"]);
+  }
+  const rTheirs = await gql("mutation($id: ID!) { setBackupBillingPaymentMethod(id: $id) { id } }", { token: w.owner }, { id: theirs.id });
+  expect(rTheirs.code).toBe("not_found");
+  expect((await api("GET", "billing/payment-methods", { token: other.owner })).body.data[0].isBackup).toBe(false);
+  // keys: billing:write, in any environment; billing:read is not enough
+  expect((await api("POST", `billing/payment-methods/${a.id}/backup`, { key: await w.key(w.sandbox, ["billing:read"]) })).body.error.code).toBe("insufficient_scopes");
+  expect((await api("POST", `billing/payment-methods/${a.id}/backup`, { key: await w.key(w.sandbox, ["billing:write"]) })).body.data.isBackup).toBe(true);
+  // making the backup the default: it stops being the backup (a card is never both)
+  const madeDefault = await api("POST", `billing/payment-methods/${a.id}/default`, { token: w.owner });
+  expect(madeDefault.body.data).toMatchObject({ isDefault: true, isBackup: false });
+  expect((await api("GET", "billing", { token: w.owner })).body.data).toMatchObject({ defaultPaymentMethodId: a.id, backupPaymentMethodId: null });
+  // GraphQL: the same mutation and fields; removing the backup card clears it
+  const g = await gql("mutation($id: ID!) { setBackupBillingPaymentMethod(id: $id) { id isBackup isDefault } }", { token: w.owner }, { id: def.id });
+  expect(g.data.setBackupBillingPaymentMethod).toEqual({ id: def.id, isBackup: true, isDefault: false });
+  expect((await gql("mutation($id: ID!) { setBackupBillingPaymentMethod(id: $id) { id } }", { token: admin }, { id: b.id })).code).toBe("permission_denied");
+  expect((await gql("mutation($id: ID!) { setBackupBillingPaymentMethod(id: $id) { id } }", { token: w.owner }, { id: a.id })).code).toBe("cannot_backup_default");
+  expect((await api("DELETE", `billing/payment-methods/${def.id}`, { token: w.owner })).status).toBe(204);
+  const after = await gql("{ billing { backupPaymentMethodId } billingPaymentMethods { id isBackup } }", { token: w.owner });
+  expect(after.data).toEqual({ billing: { backupPaymentMethodId: null }, billingPaymentMethods: [expect.objectContaining({ isBackup: false }), expect.objectContaining({ isBackup: false })] });
+  expect((await events(w.ws.id, "workspace.payment_method.backup_set")).length).toBe(4);
+});
+
+test("the platform-billing job charges the backup when the default declines: renewed on the backup (workspace.payment_method.backup_used); a backup that declines too leaves it past_due", async () => {
+  const run = async (backupToken: "tok_visa" | "tok_card_declined") => {
+    const w = await workspace();
+    const sub = await api("POST", "billing/subscribe", { token: w.owner, body: { plan: "growth", paymentToken: "tok_visa" } });
+    expect(sub.body.data.state).toBe("live");
+    const good = sub.body.data.defaultPaymentMethodId;
+    // the default becomes a declining card; the backup is the good card (or another declining one)
+    const declining = (await api("POST", "billing/payment-methods", { token: w.owner, body: { paymentToken: "tok_card_declined", makeDefault: true } })).body.data;
+    const backup = backupToken === "tok_visa" ? good : (await api("POST", "billing/payment-methods", { token: w.owner, body: { paymentToken: backupToken } })).body.data.id;
+    expect((await api("POST", `billing/payment-methods/${backup}/backup`, { token: w.owner })).status).toBe(200);
+    const end = new Date(sub.body.data.subscription.currentPeriodEnd);
+    const start = clock.now();
+    clock.set(new Date(end.getTime() + 1000));
+    try {
+      const swept = await runPlatformBilling(makeCtx(t.deps));
+      expect(swept.backupUsed).toBeGreaterThanOrEqual(1);
+      const used = await events(w.ws.id, "workspace.payment_method.backup_used");
+      const failed = await events(w.ws.id, "workspace.platform_charge.failed");
+      expect(failed.map((e) => (e.data as any).charge.paymentMethodId)[0]).toBe(declining.id);
+      expect(used.map((e) => [e.environmentId, e.data])).toEqual([
+        [
+          w.production.id,
+          {
+            workspaceId: w.ws.id,
+            paymentMethodId: backup,
+            failedPaymentMethodId: declining.id,
+            failedChargeId: (failed[0].data as any).charge.id,
+            charge: expect.objectContaining({ paymentMethodId: backup, amount: 9900, currency: "USD", status: backupToken === "tok_visa" ? "succeeded" : "failed" }),
+          },
+        ],
+      ]);
+      expectCatalogKeys(used);
+      // running again changes nothing: the period moved on, or the subscription is past_due
+      await runPlatformBilling(makeCtx(t.deps));
+      expect((await events(w.ws.id, "workspace.payment_method.backup_used")).length).toBe(1);
+      return { w, swept, failed, backup, declining, billing: (await api("GET", "billing", { token: w.owner })).body.data, end };
+    } finally {
+      clock.set(start);
+    }
+  };
+
+  const ok = await run("tok_visa");
+  expect(ok.billing).toMatchObject({ state: "live", defaultPaymentMethodId: ok.declining.id, backupPaymentMethodId: ok.backup, subscription: { status: "active" } });
+  expect(Date.parse(ok.billing.subscription.currentPeriodStart)).toBe(ok.end.getTime());
+  const succeeded = await events(ok.w.ws.id, "workspace.platform_charge.succeeded");
+  expect(succeeded.map((e) => (e.data as any).charge.paymentMethodId)).toEqual([ok.backup, ok.backup]); // subscribe, then the renewal
+  expect(ok.failed).toHaveLength(1);
+
+  const bad = await run("tok_card_declined");
+  expect(bad.billing).toMatchObject({ state: "workspace_not_entitled_for_live", subscription: { status: "past_due" } });
+  expect(bad.failed.map((e) => (e.data as any).charge.paymentMethodId)).toEqual([bad.declining.id, bad.backup]);
 });
 
 describe("two processes on one PostgreSQL database", () => {

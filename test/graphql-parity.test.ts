@@ -97,6 +97,7 @@ const GRAPHQL_FOR: Record<string, string> = {
   "GET /billing/payment-methods": "Query.billingPaymentMethods",
   "POST /billing/payment-methods": "Mutation.addBillingPaymentMethod",
   "POST /billing/payment-methods/:id/default": "Mutation.setDefaultBillingPaymentMethod",
+  "POST /billing/payment-methods/:id/backup": "Mutation.setBackupBillingPaymentMethod",
   "DELETE /billing/payment-methods/:id": "Mutation.removeBillingPaymentMethod",
   // partners
   "POST /partner/trials": "Mutation.createPartnerTrial",

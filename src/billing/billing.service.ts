@@ -44,6 +44,7 @@ export interface BillingOverview {
   trialEndsAt: string | null;
   subscription: ReturnType<typeof subscriptionView> | null;
   defaultPaymentMethodId: string | null;
+  backupPaymentMethodId: string | null;
 }
 
 async function overview(ctx: Ctx, workspaceId: string): Promise<BillingOverview> {
@@ -69,6 +70,7 @@ async function overview(ctx: Ctx, workspaceId: string): Promise<BillingOverview>
     trialEndsAt: ws.trialEndsAt?.toISOString() ?? null,
     subscription: sub ? subscriptionView(sub) : null,
     defaultPaymentMethodId: ws.platformPaymentMethods.find((m) => m.isDefault)?.id ?? null,
+    backupPaymentMethodId: ws.platformPaymentMethods.find((m) => m.isBackup)?.id ?? null,
   };
 }
 
@@ -164,7 +166,8 @@ export async function setDefaultPaymentMethod(ctx: Ctx, id: string): Promise<Pay
     if (pm.isDefault) return paymentMethodView(pm);
     const previous = await tx.db.platformPaymentMethod.findFirst({ where: { ...liveMethods(workspaceId), isDefault: true } });
     if (previous) await tx.db.platformPaymentMethod.update({ where: { id: previous.id }, data: { isDefault: false } });
-    const updated = await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { isDefault: true } });
+    // A card is never both: the backup made the default leaves the workspace without a backup.
+    const updated = await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { isDefault: true, isBackup: false } });
     await recordEvent(tx, await workspaceEventTenant(tx, workspaceId), "workspace.payment_method.default_changed", {
       workspaceId,
       paymentMethodId: pm.id,
@@ -174,7 +177,36 @@ export async function setDefaultPaymentMethod(ctx: Ctx, id: string): Promise<Pay
   });
 }
 
-/** Soft delete. The default card cannot go while a subscription renews on it: 409 cannot_remove_default. */
+/**
+ * Marks a card as the backup: when a renewal on the default card declines, the platform-billing job charges this one
+ * (workspace.payment_method.backup_used). At most one per workspace, replacing the previous backup; never the default
+ * card (409 cannot_backup_default). Marking the card that already is the backup changes nothing.
+ */
+export async function setBackupPaymentMethod(ctx: Ctx, id: string): Promise<PaymentMethodView> {
+  const workspaceId = billingWorkspace(ctx, true);
+  return withTx(ctx, async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const pm = await methodOf(tx, workspaceId, id);
+    if (pm.isBackup) return paymentMethodView(pm);
+    if (pm.isDefault) {
+      throw new DomainError("cannot_backup_default", 409, "This card is the default: the backup must be another card (add one, or make another card the default first)", { paymentMethodId: pm.id });
+    }
+    const previous = await tx.db.platformPaymentMethod.findFirst({ where: { ...liveMethods(workspaceId), isBackup: true } });
+    if (previous) await tx.db.platformPaymentMethod.update({ where: { id: previous.id }, data: { isBackup: false } });
+    const updated = await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { isBackup: true } });
+    await recordEvent(tx, await workspaceEventTenant(tx, workspaceId), "workspace.payment_method.backup_set", {
+      workspaceId,
+      paymentMethodId: pm.id,
+      previousPaymentMethodId: previous?.id ?? null,
+    });
+    return paymentMethodView(updated);
+  });
+}
+
+/**
+ * Soft delete. The default card cannot go while a subscription renews on it: 409 cannot_remove_default. Removing the
+ * backup leaves the workspace without one.
+ */
 export async function removePaymentMethod(ctx: Ctx, id: string): Promise<void> {
   const workspaceId = billingWorkspace(ctx, true);
   await withTx(ctx, async (tx) => {
@@ -186,7 +218,7 @@ export async function removePaymentMethod(ctx: Ctx, id: string): Promise<void> {
         throw new DomainError("cannot_remove_default", 409, "The default card pays the active subscription: make another card the default first, or cancel");
       }
     }
-    await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { deletedAt: tx.clock.now(), isDefault: false } });
+    await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { deletedAt: tx.clock.now(), isDefault: false, isBackup: false } });
     await recordEvent(tx, await workspaceEventTenant(tx, workspaceId), "workspace.payment_method.removed", { workspaceId, paymentMethodId: pm.id });
     const left = await tx.db.platformPaymentMethod.count({ where: liveMethods(workspaceId) });
     if (left === 0) await invalidatePrincipals(tx, { workspaceId });

@@ -11,6 +11,7 @@ export function paymentMethodView(m: PlatformPaymentMethod) {
     cardExpMonth: m.cardExpMonth,
     cardExpYear: m.cardExpYear,
     isDefault: m.isDefault,
+    isBackup: m.isBackup,
     createdAt: m.createdAt.toISOString(),
   };
 }

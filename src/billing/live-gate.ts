@@ -64,6 +64,7 @@ export const GATE_EXEMPT: Readonly<Record<string, string>> = {
   "GET /billing/payment-methods": "billingPaymentMethods",
   "POST /billing/payment-methods": "addBillingPaymentMethod",
   "POST /billing/payment-methods/:id/default": "setDefaultBillingPaymentMethod",
+  "POST /billing/payment-methods/:id/backup": "setBackupBillingPaymentMethod",
   "DELETE /billing/payment-methods/:id": "removeBillingPaymentMethod",
   "POST /partner/trials": "createPartnerTrial",
   "GET /partner/me/referrals": "partnerReferrals",
