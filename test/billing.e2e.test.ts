@@ -69,7 +69,7 @@ async function gql(query: string, cred: { key?: string; token?: string; headers?
   if (cred.key) headers["x-api-key"] = cred.key;
   if (cred.token) headers.authorization = `Bearer ${cred.token}`;
   const res = await fetch(`${t.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data?: any; errors?: { extensions?: { code?: string; details?: any } }[] };
+  const body = (await res.json()) as { data?: any; errors?: { extensions?: { code?: string; status?: number; details?: any } }[] };
   return { status: res.status, data: body.data, code: body.errors?.[0]?.extensions?.code, errors: body.errors };
 }
 
@@ -229,6 +229,8 @@ test("subscribe makes the workspace live at once although the key's principal is
   try {
     const lapsed = await api("GET", "connectors", { key: w.prodKey });
     expect([lapsed.status, lapsed.body.error.code]).toEqual([402, "workspace_not_entitled_for_live"]);
+    const gLapsed = await gql("{ connectors { nodes { id } } }", { key: w.prodKey });
+    expect([gLapsed.status, gLapsed.code, gLapsed.errors?.[0]?.extensions?.status, gLapsed.data ?? null]).toEqual([402, "workspace_not_entitled_for_live", 402, null]);
     expect((await api("POST", "billing/resume", { token: w.owner })).body.error.code).toBe("invalid_subscription_state");
     const swept = await runPlatformBilling(makeCtx(t.deps));
     expect(swept.ended).toBeGreaterThanOrEqual(1);
@@ -265,6 +267,10 @@ test("a declined card: 402 payment_failed, a failed charge event, still not live
     expect(swept.failed).toBeGreaterThanOrEqual(1);
     expect((await api("GET", "billing", { token: w.owner })).body.data).toMatchObject({ state: "workspace_not_entitled_for_live", subscription: { status: "past_due" } });
     expect((await api("GET", "connectors", { key: w.prodKey })).body.error.code).toBe("workspace_not_entitled_for_live");
+    // over GraphQL too, for a dashboard session acting in production; the billing fields still answer
+    const g = await gql("mutation { createConnector(kind: card, provider: test) { id } }", { token: w.owner });
+    expect([g.status, g.code, g.errors?.[0]?.extensions?.status]).toEqual([402, "workspace_not_entitled_for_live", 402]);
+    expect((await gql("{ billing { state } }", { token: w.owner })).data.billing.state).toBe("workspace_not_entitled_for_live");
     expect((await events(w.ws.id, "workspace.platform_charge.failed")).length).toBe(2);
     // no backup card: nothing else is charged
     expect(await events(w.ws.id, "workspace.payment_method.backup_used")).toEqual([]);
