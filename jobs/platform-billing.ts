@@ -1,4 +1,4 @@
-import { runPlatformBilling } from "../src/billing/billing.service";
+import { runPlatformBilling } from "../src/billing/platform-billing.service";
 import { makeCtx } from "../src/shared/context";
 import type { JobDefinition } from "./registry";
 
@@ -7,6 +7,6 @@ export const platformBilling: JobDefinition = {
   every: "5 minutes",
   run: async ({ deps }) => {
     const c = await runPlatformBilling(makeCtx(deps));
-    return `trials expired ${c.trialsExpired}, subscriptions ended ${c.ended}, renewed ${c.renewed}, failed ${c.failed}`;
+    return `trials expired ${c.trialsExpired}, subscriptions ended ${c.ended}, renewed ${c.renewed}, failed ${c.failed}, backup card charged ${c.backupUsed}`;
   },
 };

@@ -2,21 +2,21 @@
 // enabled scripts run from their stored copy with integrity checked, disabled and killed ones are not on the page, the
 // Content-Security-Policy allows exactly the page's scripts, bytes changed after saving are refused by the browser, and
 // the page's beacons reach the health read.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
+import { browserTest, hasChromium, launchChromium } from "./helpers/browser";
 import { client } from "./helpers/http";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = process.env.SCREENSHOT_DIR ?? path.join(tmpdir(), "q2c-screenshots");
 let t: TestApp;
 let demo: BootstrapResult;
-let browser: Browser | null = null;
+let browser: Browser | undefined;
 let origin: http.Server;
 let originUrl = "";
 let originHits = 0;
@@ -33,11 +33,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/tag.js`;
-  if (!existsSync(CHROMIUM)) {
-    console.warn(`skipped: the browser test needs Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    return;
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"] });
+  if (hasChromium) browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -105,8 +101,7 @@ let body: Awaited<ReturnType<typeof createScript>>;
 let fromSrc: Awaited<ReturnType<typeof createScript>>;
 let disabled: Awaited<ReturnType<typeof createScript>>;
 
-test("enabled scripts run from their stored copy with integrity; a disabled one is not on the page; the CSP allows exactly those", async () => {
-  if (!browser) return;
+browserTest("enabled scripts run from their stored copy with integrity; a disabled one is not on the page; the CSP allows exactly those", async () => {
   head = await createScript({ name: "Head tag", inline: 'window.__headScript = document.body === null ? "head-ran-before-body" : "late";', placement: "checkout_head" });
   body = await createScript({ name: "Body tag", inline: 'window.__bodyScript = document.getElementById("total") ? "body-ran-after-content" : "early";', placement: "checkout_body" });
   fromSrc = await createScript({ name: "Vendor tag", src: originUrl, placement: "checkout_body" });
@@ -149,8 +144,7 @@ test("enabled scripts run from their stored copy with integrity; a disabled one 
   await page.close();
 });
 
-test("the kill switch takes every script off the page at once; switching it off puts the enabled ones back", async () => {
-  if (!browser) return;
+browserTest("the kill switch takes every script off the page at once; switching it off puts the enabled ones back", async () => {
   await killSwitch(true);
   const s = await openSession();
   const killed = await visit(s.hostedUrl);
@@ -166,8 +160,7 @@ test("the kill switch takes every script off the page at once; switching it off 
   await back.page.close();
 });
 
-test("bytes changed after saving no longer match the integrity hash: the browser refuses them, the page reports blocked", async () => {
-  if (!browser) return;
+browserTest("bytes changed after saving no longer match the integrity hash: the browser refuses them, the page reports blocked", async () => {
   const victim = await createScript({ name: "Tampered tag", inline: 'window.__tampered = "original";', placement: "checkout_body" });
   // someone changes the stored copy (or anything between the store and the browser)
   await t.deps.prisma.applicationScriptAsset.update({
@@ -188,8 +181,7 @@ test("bytes changed after saving no longer match the integrity hash: the browser
   await api("DELETE", `application-scripts/${victim.id}`, { key: demo.apiKey });
 });
 
-test("a script that throws is reported as error; one that adds a script the CSP does not list is reported as blocked", async () => {
-  if (!browser) return;
+browserTest("a script that throws is reported as error; one that adds a script the CSP does not list is reported as blocked", async () => {
   const thrower = await createScript({ name: "Broken tag", inline: 'throw new Error("broken tag");' });
   const loader = await createScript({ name: "Loader tag", inline: 'const s = document.createElement("script"); s.src = "https://cdn.example.com/more.js?buyer=someone@example.com"; document.head.appendChild(s); window.__loaderRan = true;' });
   const s = await openSession();

@@ -1,6 +1,7 @@
 // Every /api/v1 route has a GraphQL root field over the same service: this table says which, and the test fails
 // when a route is added without one, when a named field is missing from the schema, or when a route is gone.
 import type { GraphQLSchema } from "graphql";
+import { GATE_EXEMPT, GATE_EXEMPT_FIELDS, gateExemptRoute } from "../src/billing/live-gate";
 import { schema } from "../src/graphql/schema";
 import { restRoutes, type RouteInfo } from "../src/rest/routes";
 
@@ -96,6 +97,7 @@ const GRAPHQL_FOR: Record<string, string> = {
   "GET /billing/payment-methods": "Query.billingPaymentMethods",
   "POST /billing/payment-methods": "Mutation.addBillingPaymentMethod",
   "POST /billing/payment-methods/:id/default": "Mutation.setDefaultBillingPaymentMethod",
+  "POST /billing/payment-methods/:id/backup": "Mutation.setBackupBillingPaymentMethod",
   "DELETE /billing/payment-methods/:id": "Mutation.removeBillingPaymentMethod",
   // partners
   "POST /partner/trials": "Mutation.createPartnerTrial",
@@ -286,6 +288,18 @@ test("restRoutes() lists the routers' routes, each once", () => {
 
 test("every REST route has a GraphQL field, every named field exists, every named route exists", () => {
   expect(parityProblems(routes, GRAPHQL_FOR, NO_GRAPHQL, schema)).toEqual([]);
+});
+
+test("the live gate exempts a route exactly when it exempts the route's GraphQL field, and names each pair as this table does", () => {
+  const disagree = Object.entries(GRAPHQL_FOR)
+    .filter(([k, field]) => {
+      const [method, path] = k.split(" ");
+      return gateExemptRoute(method, path) !== GATE_EXEMPT_FIELDS.has(field.split(".")[1]);
+    })
+    .map(([k, field]) => `${k} / ${field}`);
+  expect(disagree).toEqual([]);
+  const misnamed = Object.entries(GATE_EXEMPT).filter(([k, field]) => GRAPHQL_FOR[k]?.split(".")[1] !== field);
+  expect(misnamed).toEqual([]);
 });
 
 describe("each check can fail", () => {

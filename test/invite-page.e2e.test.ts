@@ -1,27 +1,22 @@
 // The hosted accept page of an invitation ({DASHBOARD_URL}/invites/{token}): the email's link opens it, it shows
 // the workspace, email and roles, refuses a wrong or foreign session in its alert region, and accepts with the
 // invitee's session; in Chromium with the keyboard alone, at 390 and 1280 px.
-import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { mkdirSync } from "node:fs";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { randomToken } from "../src/shared/crypto";
 import { startWithDemo, type TestApp } from "./helpers/app";
+import { browserTest, launchChromium } from "./helpers/browser";
 import type { client } from "./helpers/http";
 import { inviteLinkFromOutbox, userSession } from "./helpers/team";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let t: TestApp;
 let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
-let browser: Browser | null = null;
 
 beforeAll(async () => {
   ({ t, api, demo } = await startWithDemo({}));
-  if (existsSync(CHROMIUM)) browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
-  else console.warn(`skipped the browser part: no Chromium at ${CHROMIUM}`);
 });
 afterAll(async () => {
-  await browser?.close();
   await t?.close();
 });
 
@@ -67,30 +62,34 @@ test("without JavaScript: the page shows the invitation; a wrong session is refu
   expect(await unknown.text()).not.toMatch(/at .*\.ts/);
 });
 
-test("in Chromium with the keyboard alone, at 390 and 1280 px", async () => {
-  if (!browser) return;
-  const email = fresh();
-  const link = await invitedLink(email);
-  const session = (await userSession(t, email)).dashboardToken;
-  mkdirSync("/tmp/q2c-screenshots", { recursive: true });
-  for (const width of [390, 1280]) {
-    const ctx = await browser.newContext({ viewport: { width, height: 800 } });
+browserTest("in Chromium with the keyboard alone, at 390 and 1280 px", async () => {
+  const browser = await launchChromium();
+  try {
+    const email = fresh();
+    const link = await invitedLink(email);
+    const session = (await userSession(t, email)).dashboardToken;
+    mkdirSync("/tmp/q2c-screenshots", { recursive: true });
+    for (const width of [390, 1280]) {
+      const ctx = await browser.newContext({ viewport: { width, height: 800 } });
+      const p = await ctx.newPage();
+      await p.goto(link.url);
+      await p.screenshot({ path: `/tmp/q2c-screenshots/invite-${width}.png`, fullPage: true });
+      await ctx.close();
+    }
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 800 } });
     const p = await ctx.newPage();
     await p.goto(link.url);
-    await p.screenshot({ path: `/tmp/q2c-screenshots/invite-${width}.png`, fullPage: true });
+    await p.keyboard.press("Tab");
+    expect(await p.evaluate(() => document.activeElement?.id)).toBe("session");
+    await p.keyboard.type(session);
+    await p.keyboard.press("Tab");
+    expect(await p.evaluate(() => document.activeElement?.id)).toBe("accept");
+    await Promise.all([p.waitForLoadState("load"), p.keyboard.press("Enter")]);
+    await p.waitForSelector("#joined");
+    await p.screenshot({ path: "/tmp/q2c-screenshots/invite-joined-390.png", fullPage: true });
+    expect(await p.textContent("#joined")).toContain("You joined");
     await ctx.close();
+  } finally {
+    await browser.close();
   }
-  const ctx = await browser.newContext({ viewport: { width: 390, height: 800 } });
-  const p = await ctx.newPage();
-  await p.goto(link.url);
-  await p.keyboard.press("Tab");
-  expect(await p.evaluate(() => document.activeElement?.id)).toBe("session");
-  await p.keyboard.type(session);
-  await p.keyboard.press("Tab");
-  expect(await p.evaluate(() => document.activeElement?.id)).toBe("accept");
-  await Promise.all([p.waitForLoadState("load"), p.keyboard.press("Enter")]);
-  await p.waitForSelector("#joined");
-  await p.screenshot({ path: "/tmp/q2c-screenshots/invite-joined-390.png", fullPage: true });
-  expect(await p.textContent("#joined")).toContain("You joined");
-  await ctx.close();
 });

@@ -1,13 +1,16 @@
 // Workspace invitations end to end over REST: the invitation email from the outbox, the accept by the invited user's
-// session, every error code, resend rotation, revoke, the expiry job, cross-tenant 404s and bad input.
+// session, every error code (and the invitation error codes over GraphQL), resend rotation, revoke, the expiry job,
+// cross-tenant 404s and bad input.
 import { findJob } from "../jobs/registry";
 import type { BootstrapLike, TestApp } from "./helpers/app";
 import { startWithDemo } from "./helpers/app";
+import { codeOf, gqlClient, type GqlResult } from "./helpers/gql";
 import type { client } from "./helpers/http";
 import { inviteLinkFromOutbox, memberWith, userSession } from "./helpers/team";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { randomToken, sha256Hex } from "../src/shared/crypto";
+import { AcceptInviteDocument, CreateInviteDocument, ResendInviteDocument, RevokeInviteDocument } from "./generated/graphql";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -195,6 +198,41 @@ describe("error codes", () => {
     }
     const raw = await api("POST", "invites/accept", { token: s.dashboardToken, raw: "{nope", validate: false });
     expect([raw.status, raw.body.error.code]).toEqual([400, "invalid_json"]);
+  });
+});
+
+describe("the same error codes over GraphQL, with extensions.status", () => {
+  const gqlErr = (r: GqlResult<unknown>) => [r.errors?.[0]?.extensions?.status, codeOf(r)];
+
+  test("409 already_member: inviting a member, and accepting once a member", async () => {
+    const gql = gqlClient(t.url);
+    const r = await gql(CreateInviteDocument, { workspaceId: demo.workspaceId, email: "owner@example.com", applicationRoles: [{ applicationId: demo.applicationId, role: "developer" }] }, owner());
+    expect(gqlErr(r)).toEqual([409, "already_member"]);
+    const email = fresh("gmember");
+    await invited(email);
+    const link = await inviteLinkFromOutbox(t, api, demo.dashboardToken, email);
+    const s = await userSession(t, email);
+    const user = await t.deps.prisma.user.findUniqueOrThrow({ where: { email } });
+    await t.deps.prisma.member.create({ data: { workspaceId: demo.workspaceId, userId: user.id, applicationRoles: [] } });
+    expect(gqlErr(await gql(AcceptInviteDocument, { token: link!.token! }, { token: s.dashboardToken }))).toEqual([409, "already_member"]);
+  });
+
+  test("409 invite_not_pending: resend or revoke of a revoked invitation", async () => {
+    const gql = gqlClient(t.url);
+    const inv = await invited();
+    expect((await gql(RevokeInviteDocument, { workspaceId: demo.workspaceId, id: inv.id }, owner())).errors).toBeNull();
+    expect(gqlErr(await gql(ResendInviteDocument, { workspaceId: demo.workspaceId, id: inv.id }, owner()))).toEqual([409, "invite_not_pending"]);
+    expect(gqlErr(await gql(RevokeInviteDocument, { workspaceId: demo.workspaceId, id: inv.id }, owner()))).toEqual([409, "invite_not_pending"]);
+  });
+
+  test("400 invite_expired: accepting after 7 days", async () => {
+    const gql = gqlClient(t.url);
+    const email = fresh("glate");
+    await invited(email);
+    const link = await inviteLinkFromOutbox(t, api, demo.dashboardToken, email);
+    const s = await userSession(t, email);
+    clock.advance(7 * DAY);
+    expect(gqlErr(await gql(AcceptInviteDocument, { token: link!.token! }, { token: s.dashboardToken }))).toEqual([400, "invite_expired"]);
   });
 });
 

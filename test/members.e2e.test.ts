@@ -1,6 +1,6 @@
-// Members and the team permissions: one table of roles x routes, each cell run over REST and over GraphQL (the
-// same status and code), the owner's protections, changes taking effect on the member's next request, bad input
-// and cross-tenant 404s.
+// Members and the team permissions: one table of roles x routes (team routes and the owner-only billing writes), each
+// cell run over REST and over GraphQL (the same status and code), the owner's protections, changes taking effect on
+// the member's next request, bad input and cross-tenant 404s.
 import type { BootstrapLike, TestApp } from "./helpers/app";
 import { startWithDemo } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
@@ -10,11 +10,18 @@ import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { randomToken } from "../src/shared/crypto";
 import {
   AcceptInviteDocument,
+  AddBillingPaymentMethodDocument,
+  CancelBillingDocument,
   CreateInviteDocument,
   MyMembershipDocument,
+  RemoveBillingPaymentMethodDocument,
   RemoveMemberDocument,
   ResendInviteDocument,
+  ResumeBillingDocument,
   RevokeInviteDocument,
+  SetBackupBillingPaymentMethodDocument,
+  SetDefaultBillingPaymentMethodDocument,
+  SubscribeBillingDocument,
   TeamInvitesDocument,
   TeamMembersDocument,
   UpdateMemberDocument,
@@ -39,6 +46,8 @@ beforeAll(async () => {
   actors.finance = { token: (await memberWith(t, demo.workspaceId, app("finance"))).token };
   actors.viewer = { token: (await memberWith(t, demo.workspaceId, app("viewer"))).token };
   actors.api_key = { key: demo.apiKey };
+  const reader = await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { name: "billing reader", scopes: ["billing:read"] } });
+  actors.billing_reader_key = { key: reader.body.data.rawKey };
 });
 afterAll(() => t?.close());
 
@@ -48,11 +57,36 @@ const dev = () => [{ applicationId: demo.applicationId, role: "developer" as con
 const ownerInvite = async () => (await api("POST", `${ws()}/invites`, { token: demo.dashboardToken, body: { email: fresh(), applicationRoles: dev() } })).body.data.id as string;
 const target = async () => (await memberWith(t, demo.workspaceId, { applicationRoles: [{ applicationId: demo.applicationId, role: "viewer" }] })).memberId;
 
+/**
+ * The demo workspace's platform subscription as a billing write needs it: none (subscribe), active (cancel), or
+ * cancelled at period end (resume). Through the billing routes as the owner, except "none": no route ends a
+ * subscription before its period end, so the row goes.
+ */
+async function subscription(want: "none" | "active" | "cancelling") {
+  if (want === "none") {
+    await t.deps.prisma.platformSubscription.deleteMany({ where: { workspaceId: demo.workspaceId } });
+    return;
+  }
+  const sub = (await api("GET", "billing", actors.owner)).body.data.subscription;
+  if (sub?.status !== "active") {
+    const r = await api("POST", "billing/subscribe", { ...actors.owner, body: { plan: "starter", paymentToken: "tok_visa" } });
+    if (r.status !== 200) throw new Error(`subscribe failed: ${JSON.stringify(r.body)}`);
+  } else if (sub.cancelAtPeriodEnd && want === "active") await api("POST", "billing/resume", actors.owner);
+  if (want === "cancelling" && !(sub?.status === "active" && sub.cancelAtPeriodEnd)) await api("POST", "billing/cancel", actors.owner);
+}
+/** A new card of the demo workspace that is neither its default nor its backup. */
+async function spareCard(): Promise<string> {
+  const add = async () => (await api("POST", "billing/payment-methods", { ...actors.owner, body: { paymentToken: "tok_visa" } })).body.data;
+  const c = await add();
+  return c.isDefault ? (await add()).id : c.id;
+}
+
 type Outcome = number; // the success status; anything else is [status, code]
 const OK = (s: number): Outcome => s;
 const DENY: [number, string] = [403, "permission_denied"];
 const KEY: [number, string] = [403, "application_key_workspace_route"];
 const GRANTS: [number, string] = [403, "environment_grants_forbidden"];
+const SCOPE: [number, string] = [403, "insufficient_scopes"];
 
 interface Route {
   name: string;
@@ -61,66 +95,111 @@ interface Route {
   expect: Record<string, Outcome | [number, string]>;
 }
 
+/** Billing writes are the owner's alone among members; keys by scope (the demo key holds *, the reader billing:read). */
+const OWNER_ONLY = { owner: OK(200), workspace_admin: DENY, app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: OK(200), billing_reader_key: SCOPE };
+
 const ROUTES: Route[] = [
   {
     name: "list invitations",
     rest: async () => ["GET", `${ws()}/invites`],
     gql: async () => [TeamInvitesDocument, { workspaceId: demo.workspaceId }],
-    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: OK(200), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: OK(200), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "invite with an application role",
     rest: async () => ["POST", `${ws()}/invites`, { email: fresh(), applicationRoles: dev() }],
     gql: async () => [CreateInviteDocument, { workspaceId: demo.workspaceId, email: fresh(), applicationRoles: dev() }],
-    expect: { owner: OK(201), workspace_admin: OK(201), app_admin: OK(201), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(201), workspace_admin: OK(201), app_admin: OK(201), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "invite a workspace admin",
     rest: async () => ["POST", `${ws()}/invites`, { email: fresh(), workspaceRole: "workspace_admin" }],
     gql: async () => [CreateInviteDocument, { workspaceId: demo.workspaceId, email: fresh(), workspaceRole: "workspace_admin" }],
-    expect: { owner: OK(201), workspace_admin: OK(201), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(201), workspace_admin: OK(201), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "invite with environment grants",
     rest: async () => ["POST", `${ws()}/invites`, { email: fresh(), applicationRoles: dev(), environmentGrants: { grantType: "production_only" } }],
     gql: async () => [CreateInviteDocument, { workspaceId: demo.workspaceId, email: fresh(), applicationRoles: dev(), environmentGrants: { grantType: "production_only" } }],
-    expect: { owner: OK(201), workspace_admin: OK(201), app_admin: GRANTS, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(201), workspace_admin: OK(201), app_admin: GRANTS, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "resend an invitation",
     rest: async () => ["POST", `${ws()}/invites/${await ownerInvite()}/resend`],
     gql: async () => [ResendInviteDocument, { workspaceId: demo.workspaceId, id: await ownerInvite() }],
-    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: OK(200), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: OK(200), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "revoke an invitation",
     rest: async () => ["POST", `${ws()}/invites/${await ownerInvite()}/revoke`],
     gql: async () => [RevokeInviteDocument, { workspaceId: demo.workspaceId, id: await ownerInvite() }],
-    expect: { owner: OK(204), workspace_admin: OK(204), app_admin: OK(204), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(204), workspace_admin: OK(204), app_admin: OK(204), developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "list members",
     rest: async () => ["GET", `${ws()}/members`],
     gql: async () => [TeamMembersDocument, { workspaceId: demo.workspaceId }],
-    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "my membership",
     rest: async () => ["GET", `${ws()}/members/me`],
     gql: async () => [MyMembershipDocument, { workspaceId: demo.workspaceId }],
-    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: OK(200), developer: OK(200), finance: OK(200), viewer: OK(200), api_key: KEY },
+    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: OK(200), developer: OK(200), finance: OK(200), viewer: OK(200), api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "change a member's roles",
     rest: async () => ["PATCH", `${ws()}/members/${await target()}`, { applicationRoles: dev() }],
     gql: async () => [UpdateMemberDocument, { workspaceId: demo.workspaceId, memberId: await target(), applicationRoles: dev() }],
-    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(200), workspace_admin: OK(200), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
   },
   {
     name: "remove a member",
     rest: async () => ["DELETE", `${ws()}/members/${await target()}`],
     gql: async () => [RemoveMemberDocument, { workspaceId: demo.workspaceId, memberId: await target() }],
-    expect: { owner: OK(204), workspace_admin: OK(204), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY },
+    expect: { owner: OK(204), workspace_admin: OK(204), app_admin: DENY, developer: DENY, finance: DENY, viewer: DENY, api_key: KEY, billing_reader_key: KEY },
+  },
+  {
+    name: "subscribe the workspace",
+    rest: async () => (await subscription("none"), ["POST", "billing/subscribe", { plan: "starter", paymentToken: "tok_visa" }]),
+    gql: async () => (await subscription("none"), [SubscribeBillingDocument, { plan: "starter", paymentToken: "tok_visa" }]),
+    expect: OWNER_ONLY,
+  },
+  {
+    name: "cancel the subscription",
+    rest: async () => (await subscription("active"), ["POST", "billing/cancel"]),
+    gql: async () => (await subscription("active"), [CancelBillingDocument, {}]),
+    expect: OWNER_ONLY,
+  },
+  {
+    name: "resume the subscription",
+    rest: async () => (await subscription("cancelling"), ["POST", "billing/resume"]),
+    gql: async () => (await subscription("cancelling"), [ResumeBillingDocument, {}]),
+    expect: OWNER_ONLY,
+  },
+  {
+    name: "add a billing card",
+    rest: async () => ["POST", "billing/payment-methods", { paymentToken: "tok_visa" }],
+    gql: async () => [AddBillingPaymentMethodDocument, { paymentToken: "tok_visa" }],
+    expect: { ...OWNER_ONLY, owner: OK(201), api_key: OK(201) },
+  },
+  {
+    name: "make a billing card the default",
+    rest: async () => ["POST", `billing/payment-methods/${await spareCard()}/default`],
+    gql: async () => [SetDefaultBillingPaymentMethodDocument, { id: await spareCard() }],
+    expect: OWNER_ONLY,
+  },
+  {
+    name: "make a billing card the backup",
+    rest: async () => ["POST", `billing/payment-methods/${await spareCard()}/backup`],
+    gql: async () => [SetBackupBillingPaymentMethodDocument, { id: await spareCard() }],
+    expect: OWNER_ONLY,
+  },
+  {
+    name: "remove a billing card",
+    rest: async () => ["DELETE", `billing/payment-methods/${await spareCard()}`],
+    gql: async () => [RemoveBillingPaymentMethodDocument, { id: await spareCard() }],
+    expect: { ...OWNER_ONLY, owner: OK(204), api_key: OK(204) },
   },
 ];
 

@@ -34,8 +34,8 @@ async function gql(query: string, token: string | null, variables: Record<string
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(`${ctx.t.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
-  const body = (await res.json()) as { data?: any; errors?: { extensions?: { code?: string } }[] };
-  return { data: body.data, code: body.errors?.[0]?.extensions?.code };
+  const body = (await res.json()) as { data?: any; errors?: { extensions?: { code?: string; status?: number } }[] };
+  return { data: body.data, code: body.errors?.[0]?.extensions?.code, status: body.errors?.[0]?.extensions?.status };
 }
 
 /** The handoff code mailed for a referral's workspace, newest first. */
@@ -105,8 +105,10 @@ test("handoff: claim-billing mails a code, revoke kills it, the client accepts a
   const noRevoke = await api("POST", `partner/trials/${id}/revoke-handoff`, { token: p.owner });
   expect([noRevoke.status, noRevoke.body.error.code]).toEqual([409, "handoff_not_revocable"]);
   // the same codes over GraphQL
-  expect((await gql("mutation($id: ID!) { claimPartnerBilling(referralId: $id) { handoffState } }", p.owner, { id })).code).toBe("client_owns_workspace");
-  expect((await gql("mutation($id: ID!) { revokePartnerHandoff(referralId: $id) { handoffState } }", p.owner, { id })).code).toBe("handoff_not_revocable");
+  const gLate = await gql("mutation($id: ID!) { claimPartnerBilling(referralId: $id) { handoffState } }", p.owner, { id });
+  expect([gLate.status, gLate.code]).toEqual([409, "client_owns_workspace"]);
+  const gNoRevoke = await gql("mutation($id: ID!) { revokePartnerHandoff(referralId: $id) { handoffState } }", p.owner, { id });
+  expect([gNoRevoke.status, gNoRevoke.code]).toEqual([409, "handoff_not_revocable"]);
 });
 
 test("GraphQL: create, claim, accept", async () => {
@@ -146,7 +148,10 @@ test("who may call: partner workspaces' owners and admins; keys, other roles and
     const anon = await api(m, path, { body });
     expect([path, anon.status]).toEqual([path, 401]);
   }
-  expect((await gql("{ partnerReferrals { nodes { referralId } } }", plain.owner)).code).toBe("permission_denied");
+  const gDenied = await gql("{ partnerReferrals { nodes { referralId } } }", plain.owner);
+  expect([gDenied.status, gDenied.code]).toEqual([403, "permission_denied"]);
+  const gByRole = await gql("mutation($id: ID!) { claimPartnerBilling(referralId: $id) { handoffState } }", appAdmin, { id: r.referralId });
+  expect([gByRole.status, gByRole.code]).toEqual([403, "permission_denied"]);
   // another partner: the referral does not exist for it, and its list is its own
   for (const action of ["claim-billing", "revoke-handoff"]) {
     for (const rid of [r.referralId, "00000000-0000-4000-8000-000000000000", "nope"]) {

@@ -1,7 +1,7 @@
 // /api/v1/billing: the workspace's platform subscription and the cards it pays with. Thin: parse, call, respond.
 import { Router } from "express";
 import { ctxOf, ok, send } from "../rest/http";
-import { addPaymentMethod, cancel, getBilling, listPaymentMethods, removePaymentMethod, resume, setDefaultPaymentMethod, subscribe } from "./billing.service";
+import { addPaymentMethod, cancel, getBilling, listPaymentMethods, removePaymentMethod, resume, setBackupPaymentMethod, setDefaultPaymentMethod, subscribe } from "./billing.service";
 
 export function billingRouter() {
   const r = Router();
@@ -12,6 +12,7 @@ export function billingRouter() {
   r.get("/billing/payment-methods", async (req, res) => ok(res, await listPaymentMethods(ctxOf(req))));
   r.post("/billing/payment-methods", async (req, res) => ok(res, await addPaymentMethod(ctxOf(req), req.body), 201));
   r.post("/billing/payment-methods/:id/default", async (req, res) => ok(res, await setDefaultPaymentMethod(ctxOf(req), req.params.id)));
+  r.post("/billing/payment-methods/:id/backup", async (req, res) => ok(res, await setBackupPaymentMethod(ctxOf(req), req.params.id)));
   r.delete("/billing/payment-methods/:id", async (req, res) => {
     await removePaymentMethod(ctxOf(req), req.params.id);
     await send(res, 204);

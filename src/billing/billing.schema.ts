@@ -8,14 +8,14 @@ import {
   cancel,
   getBilling,
   listPaymentMethods,
-  type PaymentMethodView,
   type PlanId,
   removePaymentMethod,
   resume,
+  setBackupPaymentMethod,
   setDefaultPaymentMethod,
   subscribe,
-  subscriptionView,
 } from "./billing.service";
+import type { PaymentMethodView, subscriptionView } from "./billing.view";
 
 const PlanEnum = describedEnum<PlanId>("PlatformPlan", "A platform plan (monthly, USD)", {
   starter: "29.00 USD a month",
@@ -61,6 +61,7 @@ const BillingRef = builder.objectRef<BillingOverview>("WorkspaceBilling").implem
     trialEndsAt: t.field({ type: "DateTime", nullable: true, description: "End of the trial, for a trial workspace", resolve: (b) => b.trialEndsAt }),
     subscription: t.field({ type: SubscriptionRef, nullable: true, description: "The platform subscription; null when never subscribed", resolve: (b) => b.subscription }),
     defaultPaymentMethodId: t.exposeString("defaultPaymentMethodId", { nullable: true, description: "The card renewals charge (wpm_…)" }),
+    backupPaymentMethodId: t.exposeString("backupPaymentMethodId", { nullable: true, description: "The card a renewal charges when the default declines (wpm_…)" }),
   }),
 });
 
@@ -73,6 +74,7 @@ const PaymentMethodRef = builder.objectRef<PaymentMethodView>("PlatformPaymentMe
     cardExpMonth: t.exposeInt("cardExpMonth", { description: "Expiry month" }),
     cardExpYear: t.exposeInt("cardExpYear", { description: "Expiry year" }),
     isDefault: t.exposeBoolean("isDefault", { description: "The card subscribe and renewals charge" }),
+    isBackup: t.exposeBoolean("isBackup", { description: "The card a renewal charges when the default declines" }),
     createdAt: t.field({ type: "DateTime", description: "When it was added", resolve: (m) => m.createdAt }),
   }),
 });
@@ -132,6 +134,14 @@ builder.mutationFields((t) => ({
     authScopes: { scope: "billing:write" },
     args: { id: t.arg.id({ required: true, description: pmId }) },
     resolve: (_r, a, ctx) => setDefaultPaymentMethod(ctx, String(a.id)),
+  }),
+  setBackupBillingPaymentMethod: t.field({
+    type: PaymentMethodRef,
+    description:
+      "Makes a card the backup, charged when a renewal on the default declines; replaces the previous backup (409 cannot_backup_default for the default card) (billing:write; dashboard: owner only)",
+    authScopes: { scope: "billing:write" },
+    args: { id: t.arg.id({ required: true, description: pmId }) },
+    resolve: (_r, a, ctx) => setBackupPaymentMethod(ctx, String(a.id)),
   }),
   removeBillingPaymentMethod: t.boolean({
     description: "Removes a card (409 cannot_remove_default for the card an active subscription renews on); true when done",

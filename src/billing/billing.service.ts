@@ -1,16 +1,17 @@
-// The workspace's own billing with the platform: its subscription (subscribe, cancel at period end, resume), the
-// cards it pays with, and the sweep that ends trials and periods. A workspace is live while it has an active
-// subscription; every change that moves the live gate invalidates the workspace's cached principals in the same
-// transaction, so every process sees it at once.
+// The workspace's own billing with the platform: its subscription (subscribe, cancel at period end, resume) and the
+// cards it pays with (the sweep that renews and ends periods is platform-billing.service.ts). A workspace is live
+// while it has an active subscription; every change that moves the live gate invalidates the workspace's cached
+// principals in the same transaction, so every process sees it at once.
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type EventTenant, recordEvent } from "../events/events.service";
-import type { PlatformCharge, PlatformPaymentMethod, PlatformSubscription, Workspace } from "../generated/prisma/client";
+import type { PlatformCharge, PlatformPaymentMethod, PlatformSubscription } from "../generated/prisma/client";
 import { requirePermission, requireScope } from "../platform/auth.service";
 import { invalidatePrincipals } from "../platform/principal-cache";
 import { processorFor, TEST_TOKENS, testVaultReference } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
+import { chargeView, type PaymentMethodView, paymentMethodView, subscriptionView } from "./billing.view";
 import { billingState, type BillingState } from "./live-gate";
 
 /** The platform's plans: a monthly charge in USD minor units. */
@@ -35,49 +36,6 @@ function billingWorkspace(ctx: Ctx, write: boolean): string {
   return p.workspace.id;
 }
 
-// ---- views ---------------------------------------------------------------------------------------------
-
-export function paymentMethodView(m: PlatformPaymentMethod) {
-  return {
-    id: m.id,
-    cardBrand: m.cardBrand,
-    cardLastFour: m.cardLastFour,
-    cardExpMonth: m.cardExpMonth,
-    cardExpYear: m.cardExpYear,
-    isDefault: m.isDefault,
-    createdAt: m.createdAt.toISOString(),
-  };
-}
-export type PaymentMethodView = ReturnType<typeof paymentMethodView>;
-
-export function subscriptionView(s: PlatformSubscription) {
-  return {
-    id: s.id,
-    plan: s.plan as PlanId,
-    status: s.status as "active" | "past_due" | "cancelled",
-    amount: s.amount,
-    currency: s.currency,
-    interval: s.interval as "month",
-    currentPeriodStart: s.currentPeriodStart.toISOString(),
-    currentPeriodEnd: s.currentPeriodEnd.toISOString(),
-    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-    cancelledAt: s.cancelledAt?.toISOString() ?? null,
-  };
-}
-
-export function chargeView(c: PlatformCharge) {
-  return {
-    id: c.id,
-    plan: c.plan,
-    amount: c.amount,
-    currency: c.currency,
-    status: c.status as "succeeded" | "failed",
-    paymentMethodId: c.paymentMethodId,
-    failureCode: c.failureCode,
-    createdAt: c.createdAt.toISOString(),
-  };
-}
-
 /** Where the workspace stands: `state` is what its production credentials get (live, trialing, or the 402 code). */
 export interface BillingOverview {
   workspaceId: string;
@@ -86,6 +44,7 @@ export interface BillingOverview {
   trialEndsAt: string | null;
   subscription: ReturnType<typeof subscriptionView> | null;
   defaultPaymentMethodId: string | null;
+  backupPaymentMethodId: string | null;
 }
 
 async function overview(ctx: Ctx, workspaceId: string): Promise<BillingOverview> {
@@ -111,6 +70,7 @@ async function overview(ctx: Ctx, workspaceId: string): Promise<BillingOverview>
     trialEndsAt: ws.trialEndsAt?.toISOString() ?? null,
     subscription: sub ? subscriptionView(sub) : null,
     defaultPaymentMethodId: ws.platformPaymentMethods.find((m) => m.isDefault)?.id ?? null,
+    backupPaymentMethodId: ws.platformPaymentMethods.find((m) => m.isBackup)?.id ?? null,
   };
 }
 
@@ -121,7 +81,7 @@ export async function getBilling(ctx: Ctx): Promise<BillingOverview> {
 // ---- events --------------------------------------------------------------------------------------------
 
 /** Workspace events are recorded in the workspace's production environment, on its first application. */
-async function workspaceEventTenant(ctx: Ctx, workspaceId: string): Promise<EventTenant> {
+export async function workspaceEventTenant(ctx: Ctx, workspaceId: string): Promise<EventTenant> {
   const [app, env] = await Promise.all([
     ctx.db.application.findFirst({ where: { workspaceId }, orderBy: { createdAt: "asc" }, select: { id: true } }),
     ctx.db.environment.findFirst({ where: { workspaceId, kind: "production", isSystem: true }, select: { id: true } }),
@@ -131,7 +91,7 @@ async function workspaceEventTenant(ctx: Ctx, workspaceId: string): Promise<Even
 }
 
 /** Serializes billing changes of one workspace (subscribe, card changes, the sweep). */
-async function lockWorkspace(tx: Ctx, workspaceId: string) {
+export async function lockWorkspace(tx: Ctx, workspaceId: string) {
   await tx.db.$queryRaw`SELECT id FROM "Workspace" WHERE id = ${workspaceId}::uuid FOR UPDATE`;
 }
 
@@ -142,7 +102,7 @@ export const addPaymentMethodInput = z.strictObject({
   makeDefault: z.boolean().optional().meta({ description: "Make it the default (the first card always is)" }),
 });
 
-const liveMethods = (workspaceId: string) => ({ workspaceId, deletedAt: null });
+export const liveMethods = (workspaceId: string) => ({ workspaceId, deletedAt: null });
 
 export async function listPaymentMethods(ctx: Ctx): Promise<PaymentMethodView[]> {
   const workspaceId = billingWorkspace(ctx, false);
@@ -206,7 +166,8 @@ export async function setDefaultPaymentMethod(ctx: Ctx, id: string): Promise<Pay
     if (pm.isDefault) return paymentMethodView(pm);
     const previous = await tx.db.platformPaymentMethod.findFirst({ where: { ...liveMethods(workspaceId), isDefault: true } });
     if (previous) await tx.db.platformPaymentMethod.update({ where: { id: previous.id }, data: { isDefault: false } });
-    const updated = await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { isDefault: true } });
+    // A card is never both: the backup made the default leaves the workspace without a backup.
+    const updated = await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { isDefault: true, isBackup: false } });
     await recordEvent(tx, await workspaceEventTenant(tx, workspaceId), "workspace.payment_method.default_changed", {
       workspaceId,
       paymentMethodId: pm.id,
@@ -216,7 +177,36 @@ export async function setDefaultPaymentMethod(ctx: Ctx, id: string): Promise<Pay
   });
 }
 
-/** Soft delete. The default card cannot go while a subscription renews on it: 409 cannot_remove_default. */
+/**
+ * Marks a card as the backup: when a renewal on the default card declines, the platform-billing job charges this one
+ * (workspace.payment_method.backup_used). At most one per workspace, replacing the previous backup; never the default
+ * card (409 cannot_backup_default). Marking the card that already is the backup changes nothing.
+ */
+export async function setBackupPaymentMethod(ctx: Ctx, id: string): Promise<PaymentMethodView> {
+  const workspaceId = billingWorkspace(ctx, true);
+  return withTx(ctx, async (tx) => {
+    await lockWorkspace(tx, workspaceId);
+    const pm = await methodOf(tx, workspaceId, id);
+    if (pm.isBackup) return paymentMethodView(pm);
+    if (pm.isDefault) {
+      throw new DomainError("cannot_backup_default", 409, "This card is the default: the backup must be another card (add one, or make another card the default first)", { paymentMethodId: pm.id });
+    }
+    const previous = await tx.db.platformPaymentMethod.findFirst({ where: { ...liveMethods(workspaceId), isBackup: true } });
+    if (previous) await tx.db.platformPaymentMethod.update({ where: { id: previous.id }, data: { isBackup: false } });
+    const updated = await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { isBackup: true } });
+    await recordEvent(tx, await workspaceEventTenant(tx, workspaceId), "workspace.payment_method.backup_set", {
+      workspaceId,
+      paymentMethodId: pm.id,
+      previousPaymentMethodId: previous?.id ?? null,
+    });
+    return paymentMethodView(updated);
+  });
+}
+
+/**
+ * Soft delete. The default card cannot go while a subscription renews on it: 409 cannot_remove_default. Removing the
+ * backup leaves the workspace without one.
+ */
 export async function removePaymentMethod(ctx: Ctx, id: string): Promise<void> {
   const workspaceId = billingWorkspace(ctx, true);
   await withTx(ctx, async (tx) => {
@@ -228,7 +218,7 @@ export async function removePaymentMethod(ctx: Ctx, id: string): Promise<void> {
         throw new DomainError("cannot_remove_default", 409, "The default card pays the active subscription: make another card the default first, or cancel");
       }
     }
-    await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { deletedAt: tx.clock.now(), isDefault: false } });
+    await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { deletedAt: tx.clock.now(), isDefault: false, isBackup: false } });
     await recordEvent(tx, await workspaceEventTenant(tx, workspaceId), "workspace.payment_method.removed", { workspaceId, paymentMethodId: pm.id });
     const left = await tx.db.platformPaymentMethod.count({ where: liveMethods(workspaceId) });
     if (left === 0) await invalidatePrincipals(tx, { workspaceId });
@@ -242,19 +232,19 @@ export const subscribeInput = z.strictObject({
   paymentToken: z.string().min(1).max(200).optional().meta({ description: "Pay with a new test card (tok_visa); without it the default card on file pays" }),
 });
 
-function addMonth(d: Date) {
+export function addMonth(d: Date) {
   const n = new Date(d.getTime());
   n.setUTCMonth(n.getUTCMonth() + 1);
   return n;
 }
 
-interface ChargeOutcome {
+export interface ChargeOutcome {
   charge: PlatformCharge;
   ok: boolean;
 }
 
 /** Charges the default card for one period of `plan` and records the charge and its event (caller's transaction). */
-async function chargePlan(tx: Ctx, tenant: EventTenant, workspaceId: string, plan: PlanId, pm: PlatformPaymentMethod | null): Promise<ChargeOutcome> {
+export async function chargePlan(tx: Ctx, tenant: EventTenant, workspaceId: string, plan: PlanId, pm: PlatformPaymentMethod | null): Promise<ChargeOutcome> {
   const { amount } = PLANS[plan];
   const chargeId = randomUUID();
   const result = pm
@@ -352,54 +342,4 @@ export async function resume(ctx: Ctx): Promise<BillingOverview> {
     await invalidatePrincipals(tx, { workspaceId });
   });
   return overview(ctx, workspaceId);
-}
-
-// ---- the sweep (jobs/platform-billing.ts) --------------------------------------------------------------
-
-/**
- * One pass: trials that ended without a subscription record workspace.trial_expired (once); subscriptions past their
- * period end are ended (cancelled at period end) or renewed on the default card (a decline leaves them past_due and
- * the workspace not live). Each workspace in its own transaction under its row lock; safe to run twice.
- */
-export async function runPlatformBilling(ctx: Ctx): Promise<{ trialsExpired: number; ended: number; renewed: number; failed: number }> {
-  const now = ctx.clock.now();
-  const counts = { trialsExpired: 0, ended: 0, renewed: 0, failed: 0 };
-  const trials = await ctx.db.workspace.findMany({ where: { trialEndsAt: { lte: now }, trialExpiredAt: null, live: false }, select: { id: true }, take: 500 });
-  for (const { id } of trials) {
-    const done = await withTx(ctx, async (tx) => {
-      await lockWorkspace(tx, id);
-      const ws: Workspace | null = await tx.db.workspace.findFirst({ where: { id, trialEndsAt: { lte: now }, trialExpiredAt: null, live: false } });
-      if (!ws) return false;
-      await tx.db.workspace.update({ where: { id }, data: { trialExpiredAt: now } });
-      const hasPaymentMethod = (await tx.db.platformPaymentMethod.count({ where: liveMethods(id) })) > 0;
-      await recordEvent(tx, await workspaceEventTenant(tx, id), "workspace.trial_expired", { workspaceId: id, trialEndsAt: ws.trialEndsAt!.toISOString(), hasPaymentMethod });
-      return true;
-    });
-    if (done) counts.trialsExpired++;
-  }
-  const due = await ctx.db.platformSubscription.findMany({ where: { status: "active", currentPeriodEnd: { lte: now } }, select: { workspaceId: true }, take: 500 });
-  for (const { workspaceId } of due) {
-    const r = await withTx(ctx, async (tx) => {
-      await lockWorkspace(tx, workspaceId);
-      const sub = await tx.db.platformSubscription.findFirst({ where: { workspaceId, status: "active", currentPeriodEnd: { lte: now } } });
-      if (!sub) return null;
-      await invalidatePrincipals(tx, { workspaceId });
-      if (sub.cancelAtPeriodEnd) {
-        await tx.db.platformSubscription.update({ where: { id: sub.id }, data: { status: "cancelled" } });
-        await tx.db.workspace.update({ where: { id: workspaceId }, data: { live: false } });
-        return "ended" as const;
-      }
-      const pm = await tx.db.platformPaymentMethod.findFirst({ where: { ...liveMethods(workspaceId), isDefault: true } });
-      const { ok } = await chargePlan(tx, await workspaceEventTenant(tx, workspaceId), workspaceId, sub.plan as PlanId, pm);
-      if (ok) {
-        await tx.db.platformSubscription.update({ where: { id: sub.id }, data: { currentPeriodStart: sub.currentPeriodEnd, currentPeriodEnd: addMonth(sub.currentPeriodEnd) } });
-        return "renewed" as const;
-      }
-      await tx.db.platformSubscription.update({ where: { id: sub.id }, data: { status: "past_due" } });
-      await tx.db.workspace.update({ where: { id: workspaceId }, data: { live: false } });
-      return "failed" as const;
-    });
-    if (r) counts[r]++;
-  }
-  return counts;
 }

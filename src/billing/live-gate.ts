@@ -2,7 +2,7 @@
 // production environment, or a dashboard session acting in one) answers 402 until its workspace is live. Sandbox
 // and custom non-production environments are never gated. authenticateRequest() computes it once per request from
 // the principal (whose billing facts are cached with it and invalidated when billing changes); the REST and GraphQL
-// adapters enforce it, except on the routes about the workspace itself, which an owner needs to go live.
+// adapters enforce it, except on the workspace's own operations (GATE_EXEMPT), which an owner needs to go live.
 import { getOperationAST, Kind, type DocumentNode, type SelectionSetNode } from "graphql";
 import { DomainError } from "../shared/errors";
 import type { Principal, WorkspaceBilling } from "../platform/principal";
@@ -36,35 +36,59 @@ export function liveGate(p: Principal, now: Date): DomainError | null {
 }
 
 /**
- * REST paths (relative to /api/v1) the gate lets through: the workspace's own routes. Billing and partner routes are
- * how a workspace goes live; the environment catalog and whoami let a dashboard find its sandbox meanwhile.
+ * The operations the gate lets through: the workspace's own, which an owner needs to go live or to run the workspace
+ * meanwhile. Billing and partner routes are how a workspace goes live; whoami and the environment catalog let a
+ * dashboard find its sandbox; team management (invitations, members, accepting an invitation) is the workspace's
+ * people, not its production traffic. Each REST route (as restRoutes() lists it, relative to /api/v1) with its GraphQL
+ * root field: REST and GraphQL both derive their exemptions from this one table, so they cannot drift apart
+ * (test/graphql-parity.test.ts checks every route against its field).
  */
-const EXEMPT_PATH = /^\/(?:whoami\/?$|billing(?:\/|$)|partner(?:\/|$)|workspaces\/)/;
+export const GATE_EXEMPT: Readonly<Record<string, string>> = {
+  "GET /whoami": "viewer",
+  "GET /workspaces/:workspaceId/environments": "environments",
+  "POST /workspaces/:workspaceId/environments": "createEnvironment",
+  "DELETE /workspaces/:workspaceId/environments/:environmentId": "archiveEnvironment",
+  "GET /workspaces/:workspaceId/invites": "invites",
+  "POST /workspaces/:workspaceId/invites": "createInvite",
+  "POST /workspaces/:workspaceId/invites/:id/resend": "resendInvite",
+  "POST /workspaces/:workspaceId/invites/:id/revoke": "revokeInvite",
+  "POST /invites/accept": "acceptInvite",
+  "GET /workspaces/:workspaceId/members": "members",
+  "GET /workspaces/:workspaceId/members/me": "myMembership",
+  "PATCH /workspaces/:workspaceId/members/:memberId": "updateMember",
+  "DELETE /workspaces/:workspaceId/members/:memberId": "removeMember",
+  "GET /billing": "billing",
+  "POST /billing/subscribe": "subscribeBilling",
+  "POST /billing/cancel": "cancelBilling",
+  "POST /billing/resume": "resumeBilling",
+  "GET /billing/payment-methods": "billingPaymentMethods",
+  "POST /billing/payment-methods": "addBillingPaymentMethod",
+  "POST /billing/payment-methods/:id/default": "setDefaultBillingPaymentMethod",
+  "POST /billing/payment-methods/:id/backup": "setBackupBillingPaymentMethod",
+  "DELETE /billing/payment-methods/:id": "removeBillingPaymentMethod",
+  "POST /partner/trials": "createPartnerTrial",
+  "GET /partner/me/referrals": "partnerReferrals",
+  "POST /partner/trials/:referralId/claim-billing": "claimPartnerBilling",
+  "POST /partner/trials/:referralId/revoke-handoff": "revokePartnerHandoff",
+  "POST /partner/handoffs/accept": "acceptPartnerHandoff",
+};
 
-export function gateExemptPath(path: string) {
-  return EXEMPT_PATH.test(path);
+/** Method -> path patterns of the exempt routes (`:param` is one path segment; Express matches a trailing slash). */
+const EXEMPT_ROUTES = new Map<string, RegExp[]>();
+for (const route of Object.keys(GATE_EXEMPT)) {
+  const [method, path] = route.split(" ");
+  const re = new RegExp(`^${path.replace(/:[A-Za-z]+/g, "[^/]+")}/?$`, "i");
+  EXEMPT_ROUTES.set(method, [...(EXEMPT_ROUTES.get(method) ?? []), re]);
+}
+
+/** Whether a REST request (path relative to /api/v1) is one of the exempt routes. HEAD is answered by GET routes. */
+export function gateExemptRoute(method: string, path: string): boolean {
+  const m = method.toUpperCase();
+  return (EXEMPT_ROUTES.get(m === "HEAD" ? "GET" : m) ?? []).some((re) => re.test(path));
 }
 
 /** The GraphQL root fields of those same routes. */
-export const GATE_EXEMPT_FIELDS = new Set([
-  "viewer",
-  "environments",
-  "createEnvironment",
-  "archiveEnvironment",
-  "billing",
-  "billingPaymentMethods",
-  "subscribeBilling",
-  "cancelBilling",
-  "resumeBilling",
-  "addBillingPaymentMethod",
-  "removeBillingPaymentMethod",
-  "setDefaultBillingPaymentMethod",
-  "partnerReferrals",
-  "createPartnerTrial",
-  "claimPartnerBilling",
-  "revokePartnerHandoff",
-  "acceptPartnerHandoff",
-]);
+export const GATE_EXEMPT_FIELDS: ReadonlySet<string> = new Set(Object.values(GATE_EXEMPT));
 
 /** Whether an operation selects any gated root field (fragments at the root are followed). */
 export function operationIsGated(document: DocumentNode, operationName?: string | null): boolean {

@@ -62,6 +62,7 @@ export const UNSUBSCRIBABLE = new Set(["webhook.ping", "extension.uninstalled", 
  */
 export const EMITTED_TODAY: ReadonlySet<string> = new Set([
   "workspace.payment_method.added", "workspace.payment_method.default_changed", "workspace.payment_method.removed",
+  "workspace.payment_method.backup_set", "workspace.payment_method.backup_used",
   "workspace.platform_charge.succeeded", "workspace.platform_charge.failed", "workspace.trial_expired",
   "cart.created", "cart.updated", "cart.item_added", "cart.item_updated", "cart.item_removed", "cart.shipping_selected",
   "cart.shipping_cleared", "cart.tax_recomputed", "cart.checkout_started", "cart.converted", "cart.abandoned",
@@ -93,6 +94,8 @@ export const READ_SCOPE: ReadonlyMap<string, string> = new Map(Object.entries(BY
 export const EVENT_TYPES = [...READ_SCOPE.keys()].sort();
 
 const TRIGGERS: Record<string, string> = {
+  "workspace.payment_method.backup_set": "The owner marks a saved workspace card as the backup (POST /billing/payment-methods/{id}/backup).",
+  "workspace.payment_method.backup_used": "A platform renewal on the default card declines and the platform-billing job charges the backup; data.charge says whether it succeeded.",
   "customer.payment_method_added": "A card is saved for the customer: the wallet's vault flow or a merchant attaching a record-keeping card.",
   "customer.payment_method_removed": "The buyer removes a saved card (soft delete).",
   "payment.vaulted": "The wallet's zero-amount vault flow saves a chargeable card.",
@@ -148,6 +151,8 @@ const TRIGGERS: Record<string, string> = {
 };
 
 const REQUIRED_KEYS: Record<string, string[]> = {
+  "workspace.payment_method.backup_set": ["workspaceId", "paymentMethodId", "previousPaymentMethodId"],
+  "workspace.payment_method.backup_used": ["workspaceId", "paymentMethodId", "failedPaymentMethodId", "failedChargeId", "charge"],
   "customer.payment_method_added": ["customerId", "paymentMethod", "customer"],
   "customer.payment_method_removed": ["customerId", "paymentMethodId", "customer"],
   "payment.vaulted": ["customerId", "paymentMethodId", "checkoutSessionId", "customer"],

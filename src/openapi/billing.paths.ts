@@ -30,6 +30,7 @@ const WorkspaceBilling = z
     trialEndsAt: ts.nullable(),
     subscription: PlatformSubscription.nullable(),
     defaultPaymentMethodId: z.string().nullable(),
+    backupPaymentMethodId: z.string().nullable().meta({ description: "The card a renewal charges when the default declines" }),
   })
   .meta({ id: "WorkspaceBilling" });
 
@@ -41,6 +42,7 @@ const PlatformPaymentMethod = z
     cardExpMonth: z.number().int(),
     cardExpYear: z.number().int(),
     isDefault: z.boolean(),
+    isBackup: z.boolean().meta({ description: "The card a renewal charges when the default declines" }),
     createdAt: ts,
   })
   .meta({ id: "PlatformPaymentMethod" });
@@ -80,6 +82,12 @@ export function registerBilling(r: Reg) {
   r("get", "/billing/payment-methods", { tag, summary: "The workspace's cards (billing:read; dashboard: owners and workspace admins)", ok: [200, z.array(PlatformPaymentMethod)] });
   r("post", "/billing/payment-methods", { tag, summary: "Add a card from a test token (billing:write; dashboard: owner only)", body: addPaymentMethodInput, ok: [201, PlatformPaymentMethod] });
   r("post", "/billing/payment-methods/{id}/default", { tag, summary: "Make a card the default (billing:write; dashboard: owner only)", params: pm, ok: [200, PlatformPaymentMethod] });
+  r("post", "/billing/payment-methods/{id}/backup", {
+    tag,
+    summary: "Make a card the backup, charged when a renewal on the default declines; replaces the previous backup (409 cannot_backup_default for the default card) (billing:write; dashboard: owner only)",
+    params: pm,
+    ok: [200, PlatformPaymentMethod],
+  });
   r("delete", "/billing/payment-methods/{id}", { tag, summary: "Remove a card (billing:write; dashboard: owner only)", params: pm, ok: [204, null] });
 
   const ptag = "partners";

@@ -78,7 +78,7 @@ export async function authenticateRequest(
   const limit = bucket ? await limits.consume("credential", bucket) : null;
   // The live gate: production credentials of a workspace that is not live (or whose trial ended) answer 402 on
   // every route. Computed here, once, for REST, GraphQL and graphql-ws; `deferGate` hands it to the caller instead,
-  // which enforces it except on the workspace's own routes (billing, partner, environments, whoami).
+  // which enforces it except on the workspace's own routes (GATE_EXEMPT in billing/live-gate.ts).
   const gate = principal ? liveGate(principal, ctx.clock.now()) : null;
   if (gate && !opts.deferGate) throw gate;
   return { principal, limit, gate };

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import { authenticateRequest } from "../platform/auth.service";
-import { gateExemptPath } from "../billing/live-gate";
+import { gateExemptRoute } from "../billing/live-gate";
 import { ESTIMATE_PATH, invalidQuoteToken } from "../shipping-tax/estimate.service";
 import { DomainError, errors } from "../shared/errors";
 import { isWalletPath, PM_TOKEN_HEADER, resolvePmToken } from "../wallet/pm-tokens.service";
@@ -29,7 +29,7 @@ export function authMiddleware(deps: Deps) {
         environmentId: req.get("x-service-environment-id"),
         basicAllowed: acceptsClientCredentials(req.method, req.path),
       },
-      { deferGate: gateExemptPath(req.path) },
+      { deferGate: gateExemptRoute(req.method, req.path) },
     ).catch((e: unknown) => {
       // The publishable-key estimate names its own 401: invalid_quote_token.
       if (req.path === ESTIMATE_PATH && e instanceof DomainError && e.status === 401) throw invalidQuoteToken();

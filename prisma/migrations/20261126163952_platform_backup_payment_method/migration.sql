@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "PlatformPaymentMethod" ADD COLUMN     "isBackup" BOOLEAN NOT NULL DEFAULT false;
