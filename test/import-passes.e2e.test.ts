@@ -284,3 +284,49 @@ describe("with a worker", () => {
     expect([bad.status, bad.body.error.code]).toEqual([404, "not_found"]);
   });
 });
+
+describe("bad input", () => {
+  beforeAll(async () => {
+    await workerAlive(t);
+  });
+
+  test("validate, commit and undo take no body: an unknown field is 422 naming it and nothing moves; {} and no body are accepted", async () => {
+    const { id } = await shopify();
+    for (const verb of ["validate", "commit", "undo"]) {
+      const r = await api("POST", `imports/${id}/${verb}`, { key, body: { force: true } });
+      expect([verb, r.status, r.body.error.code]).toEqual([verb, 422, "validation_error"]);
+      expect(JSON.stringify(r.body.error.details.issues)).toContain("force");
+      const arr = await api("POST", `imports/${id}/${verb}`, { key, body: [], validate: false });
+      expect([verb, arr.status, arr.body.error.code]).toEqual([verb, 422, "validation_error"]);
+      const broken = await api("POST", `imports/${id}/${verb}`, { key, raw: "{", validate: false });
+      expect([verb, broken.status, broken.body.error.code]).toEqual([verb, 400, "invalid_json"]);
+    }
+    expect(await read(id)).toMatchObject({ status: "mapping", lastPassMode: null, dryRunAt: null });
+    // an empty object is no field at all
+    expect((await api("POST", `imports/${id}/validate`, { key, body: {} })).status).toBe(202);
+    await runWorker(t);
+    expect((await api("POST", `imports/${id}/commit`, { key, body: {} })).status).toBe(202);
+    await runWorker(t);
+    expect((await api("POST", `imports/${id}/undo`, { key, body: {} })).status).toBe(202);
+    await runWorker(t);
+    expect((await read(id)).status).toBe("undone");
+  });
+
+  test("bad ids are 404 for commit, undo and errors; errors takes no query parameters (422 naming the parameter)", async () => {
+    for (const bad of ["not-a-uuid", "00000000-0000-4000-8000-000000000000", "6f0c%20x"]) {
+      for (const [m, p] of [["POST", "commit"], ["POST", "undo"], ["GET", "errors"]] as const) {
+        const r = await api(m, `imports/${bad}/${p}`, { key });
+        expect([bad, p, r.status, r.body.error.code]).toEqual([bad, p, 404, "not_found"]);
+      }
+    }
+    const { id } = await shopify();
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    expect((await api("GET", `imports/${id}/errors`, { key })).status).toBe(200);
+    for (const q of ["limit=5", "format=csv", "cursor=abc&x=1"]) {
+      const r = await api("GET", `imports/${id}/errors?${q}`, { key });
+      expect([q, r.status, r.body.error.code]).toEqual([q, 422, "validation_error"]);
+      expect(r.body.error.details.issues[0].path[0]).toBe("query");
+    }
+  });
+});

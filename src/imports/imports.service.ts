@@ -62,6 +62,11 @@ export const inspectImportInput = z.strictObject({
   sheetName: z.string().min(1).max(200).optional().meta({ description: "Excel only: the sheet to read (default: the one chosen before, else the first)" }),
 });
 
+/** validate, commit and undo take no body: none, or `{}`; any field is unknown, so 422 (decisions.md part 1). */
+export const passInput = z.strictObject({});
+/** GET /imports/{id}/errors takes no query parameters: an unknown one is 422, like an unknown body field. */
+const errorsQuery = z.strictObject({});
+
 export const mappingInput = z.strictObject({
   columns: z.record(z.string().min(1).max(500), z.string().min(1).max(100).nullable()),
   dateOrder: z.enum(["dmy", "mdy"]),
@@ -325,8 +330,9 @@ const REQUIRED_FIELDS: Record<ImportEntity, { anyOf: string[] }[]> = {
   order: [{ anyOf: ["order.externalId"] }, { anyOf: ["order.date"] }],
 };
 
-export async function validateImport(ctx: Ctx, id: string): Promise<ImportView> {
+export async function validateImport(ctx: Ctx, id: string, input: unknown = {}): Promise<ImportView> {
   requireScope(ctx, "imports:write");
+  parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
   if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", 409, "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
   const mapped = new Set(Object.values(imp.columns as Record<string, string>));
@@ -343,8 +349,9 @@ export async function validateImport(ctx: Ctx, id: string): Promise<ImportView> 
   return importView(moved);
 }
 
-export async function commitImport(ctx: Ctx, id: string): Promise<ImportView> {
+export async function commitImport(ctx: Ctx, id: string, input: unknown = {}): Promise<ImportView> {
   requireScope(ctx, "imports:write");
+  parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
   if (imp.status === "committing") throw new DomainError("invalid_import_state", 409, "The commit is already running");
   if (!imp.dryRunAt || (imp.status !== "validated" && imp.status !== "failed")) {
@@ -360,8 +367,9 @@ export async function commitImport(ctx: Ctx, id: string): Promise<ImportView> {
   return importView(moved);
 }
 
-export async function undoImport(ctx: Ctx, id: string): Promise<ImportView> {
+export async function undoImport(ctx: Ctx, id: string, input: unknown = {}): Promise<ImportView> {
   requireScope(ctx, "imports:write");
+  parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
   const undoable = imp.status === "completed" || (imp.status === "failed" && (imp.lastPassMode === "commit" || imp.lastPassMode === "undo"));
   if (!undoable) {
@@ -382,8 +390,9 @@ export async function undoImport(ctx: Ctx, id: string): Promise<ImportView> {
 
 export const ERROR_REPORT_ROWS = MAX_ERROR_ROWS;
 
-export async function getImportErrors(ctx: Ctx, id: string) {
+export async function getImportErrors(ctx: Ctx, id: string, query: unknown = {}) {
   requireScope(ctx, "imports:read");
+  parseInput(errorsQuery, query ?? {}, ["query"]);
   const imp = await findImport(ctx, id);
   const rows = await ctx.db.importError.findMany({
     where: { importId: imp.id },
