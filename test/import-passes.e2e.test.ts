@@ -105,20 +105,29 @@ describe("with a worker", () => {
     expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email: "ada@example.com" } })).toBe(1);
   });
 
-  test("a person listed twice in one file: created once then updated, in the dry run and the commit alike", async () => {
+  test.each([500, 1])("a person listed twice in one file: created once then updated, in the dry run and the commit alike (batches of %i rows)", async (batchRows) => {
     // row 4 is row 2's person again (emails compare in lower case); row 5 names T-1 with a new email: the email
     // moves to T-1's customer; row 6 gives T-1 to solo@example.com, who is someone else: identity_conflict
     const bytes = Buffer.from("Email,Name,Customer ID\ntwice@example.com,First,T-1\nsolo@example.com,Solo,\nTWICE@example.com,Second,\nmoved@example.com,Moved,T-1\nsolo@example.com,Solo again,T-1\n");
-    const { id } = await preparedImport(api, key, { fileName: "twice.csv", bytes, columns: { Email: "customer.email", Name: "customer.name", "Customer ID": "customer.externalId" } });
-    await api("POST", `imports/${id}/validate`, { key });
-    await runWorker(t);
-    const expected = { rowsCreated: 2, rowsUpdated: 2, rowsFailed: 1, errorSummary: { identity_conflict: { count: 1, sample: [6] } } };
-    expect(await read(id)).toMatchObject(expected);
-    await api("POST", `imports/${id}/commit`, { key });
-    await runWorker(t);
-    expect(await read(id)).toMatchObject({ status: "completed", ...expected });
-    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, externalId: "T-1" } })).toMatchObject({ name: "Moved", email: "moved@example.com" });
-    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email: "solo@example.com" } })).toMatchObject({ name: "Solo", externalId: null });
+    // with batches of one row, every row finds the earlier ones through the dry run's planned keys or the database
+    const tag = `b${batchRows}`;
+    const file = bytes.toString().replace(/@example\.com/g, `@${tag}.example.com`).replace(/T-1/g, `T-1-${tag}`);
+    const { id } = await preparedImport(api, key, { fileName: "twice.csv", bytes: Buffer.from(file), columns: { Email: "customer.email", Name: "customer.name", "Customer ID": "customer.externalId" } });
+    const saved = t.deps.config.IMPORT_BATCH_ROWS;
+    t.deps.config.IMPORT_BATCH_ROWS = batchRows;
+    try {
+      await api("POST", `imports/${id}/validate`, { key });
+      await runWorker(t);
+      const expected = { rowsCreated: 2, rowsUpdated: 2, rowsFailed: 1, errorSummary: { identity_conflict: { count: 1, sample: [6] } } };
+      expect(await read(id)).toMatchObject(expected);
+      await api("POST", `imports/${id}/commit`, { key });
+      await runWorker(t);
+      expect(await read(id)).toMatchObject({ status: "completed", ...expected });
+    } finally {
+      t.deps.config.IMPORT_BATCH_ROWS = saved;
+    }
+    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, externalId: `T-1-${tag}` } })).toMatchObject({ name: "Moved", email: `moved@${tag}.example.com` });
+    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email: `solo@${tag}.example.com` } })).toMatchObject({ name: "Solo", externalId: null });
   });
 
   test("an Excel workbook (the Shopify customer export as .xlsx) goes through the dry run and the commit like a CSV", async () => {
