@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { CommitImportDocument, ImportErrorsDocument, ImportResultDocument, ValidateImportDocument } from "./generated/graphql";
-import { importFixture, preparedImport, runWorker, tableCounts, workerAlive } from "./helpers/imports";
+import { countChanges, importFixture, preparedImport, runWorker, tableCounts, workerAlive } from "./helpers/imports";
 
 let t: TestApp;
 let demo: BootstrapResult;
@@ -55,9 +55,8 @@ describe("with a worker", () => {
     expect(v.status).toBe(202);
     expect(v.body.data).toMatchObject({ status: "validating", lastPassMode: "validate", dryRunAt: null });
     expect((await runWorker(t)).passes).toBe(1);
-    const after = await tableCounts(t);
-    expect(business(after)).toEqual(business(before));
-    expect(after.Customer).toBe(before.Customer);
+    // every table the catalog lists keeps its row count, but for the pass's own report and import.completed
+    expect(countChanges(before, await tableCounts(t))).toEqual({ Event: 1 });
     const d = await read(id);
     expect(d).toMatchObject({ status: "validated", lastPassMode: "validate", rowsTotal: 6, rowsProcessed: 6, rowsCreated: 4, rowsUpdated: 0, rowsFailed: 2, rowsSkipped: 0 });
     expect(d.dryRunAt).not.toBeNull();
