@@ -173,6 +173,57 @@ describe("with a worker", () => {
     expect([stillNone.status, stillNone.body.error.code]).toEqual([404, "no_errors"]);
   });
 
+  test("the error report holds the first 10,000 failing rows: rowsIncluded 10,000 and truncated, in JSON and CSV; the counts keep all", async () => {
+    const FAILING = 10_050;
+    const lines = ["Email,Name", "kept@example.com,Kept"];
+    for (let i = 1; i <= FAILING; i++) lines.push(`not-an-email-${i},Bad ${i}`);
+    const { id } = await preparedImport(api, key, { fileName: "many-bad.csv", bytes: Buffer.from(lines.join("\n") + "\n"), columns: { Email: "customer.email", Name: "customer.name" } });
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    const d = await read(id);
+    expect(d).toMatchObject({ status: "validated", rowsTotal: FAILING + 1, rowsCreated: 1, rowsFailed: FAILING });
+    expect(d.errorSummary.invalid_email.count).toBe(FAILING);
+    const r = await api("GET", `imports/${id}/errors`, { key });
+    expect(r.body.data).toMatchObject({ rowsFailed: FAILING, rowsIncluded: 10_000, truncated: true });
+    expect(r.body.data.errors).toHaveLength(10_000);
+    // the first failing rows, in file order: spreadsheet rows 3 to 10,002
+    expect(r.body.data.errors[0].rowNumber).toBe(3);
+    expect(r.body.data.errors.at(-1).rowNumber).toBe(10_002);
+    const csv = parse(r.body.data.csv, { columns: true });
+    expect(csv).toHaveLength(10_000);
+    expect(csv.at(-1)).toMatchObject({ rowNumber: "10002", columnName: "Email", code: "invalid_email" });
+    // the commit reports the same way
+    await api("POST", `imports/${id}/commit`, { key });
+    await runWorker(t);
+    const c = await api("GET", `imports/${id}/errors`, { key });
+    expect(c.body.data).toMatchObject({ rowsFailed: FAILING, rowsIncluded: 10_000, truncated: true });
+    expect(c.body.data.errors).toHaveLength(10_000);
+  });
+
+  test("past the row limit the dry run fails with a reason naming the limit, and nothing can be committed", async () => {
+    const saved = t.deps.config.IMPORT_MAX_ROWS;
+    // the limit is 500,000 rows; a lowered one is the same code path without a 500,000-row file
+    t.deps.config.IMPORT_MAX_ROWS = 5;
+    try {
+      const file = (n: number) => Buffer.from(["Email", ...Array.from({ length: n }, (_, i) => `limit${n}-${i}@example.com`)].join("\n") + "\n");
+      const atLimit = await preparedImport(api, key, { fileName: "five.csv", bytes: file(5) });
+      await api("POST", `imports/${atLimit.id}/validate`, { key });
+      await runWorker(t);
+      expect(await read(atLimit.id)).toMatchObject({ status: "validated", rowsTotal: 5 });
+
+      const over = await preparedImport(api, key, { fileName: "six.csv", bytes: file(6) });
+      await api("POST", `imports/${over.id}/validate`, { key });
+      await runWorker(t);
+      const d = await read(over.id);
+      expect(d).toMatchObject({ status: "failed", lastPassMode: "validate", dryRunAt: null, failureReason: "The file has more than 5 data rows (the limit for one import); split it into several imports" });
+      const c = await api("POST", `imports/${over.id}/commit`, { key });
+      expect([c.status, c.body.error.code]).toEqual([409, "validation_required"]);
+    } finally {
+      t.deps.config.IMPORT_MAX_ROWS = saved;
+    }
+    expect(saved).toBe(500_000);
+  });
+
   test("undo deletes what the commit created and keeps a customer something else now uses", async () => {
     const bytes = Buffer.from("Email,Name,Company\nu1@example.com,U One,Acme\nu2@example.com,U Two,Acme\nu3@example.com,U Three,\n");
     const { id } = await preparedImport(api, key, { fileName: "undo.csv", bytes });

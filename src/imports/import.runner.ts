@@ -20,8 +20,6 @@ import { runUndo } from "./import.undo";
 
 /** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
 export const MAX_ERROR_ROWS = 10_000;
-/** CSV/TSV row limit (Excel files are held to 65,536 by the reader). */
-export const MAX_ROWS = 500_000;
 
 const HANDLERS: Partial<Record<ImportEntity, ImportHandler>> = { customer: customerHandler };
 export function registerImportHandler(entity: ImportEntity, handler: ImportHandler) {
@@ -197,7 +195,9 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
   for await (const groups of batches(openRows(deps.config, imp, Math.max(2, fromRow)), handler, index, batchRows)) {
     const rowsIn = groups.reduce((n, g) => n + g.length, 0);
     const lastRow = groups.at(-1)!.at(-1)!.rowNumber;
-    if (counters.rowsProcessed + rowsIn > MAX_ROWS) throw new Error(`The file has more than ${MAX_ROWS.toLocaleString("en-US")} data rows (the limit for one import)`);
+    // the CSV/TSV row limit (Excel files are held to 65,536 by the reader); the count is known only as the file is read
+    const maxRows = deps.config.IMPORT_MAX_ROWS;
+    if (counters.rowsProcessed + rowsIn > maxRows) throw new Error(`The file has more than ${maxRows.toLocaleString("en-US")} data rows (the limit for one import); split it into several imports`);
     const now = deps.clock.now();
     const s = settingsOf(imp, app.currency, now);
     const apply = async (tx: Tx) => {

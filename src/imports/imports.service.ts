@@ -25,7 +25,6 @@ import { importTopic } from "../events/hub";
 export const UPLOAD_TTL_SECONDS = 3600;
 /** CSV or TSV: 500 MB (commerce limits). */
 export const CSV_MAX_BYTES = 500 * 1024 * 1024;
-export const CSV_MAX_ROWS = 500_000;
 /** .xlsx: 10 MB; .xls: 25 MB (commerce limits; 65,536 data rows either way, see import.excel.ts). */
 export const XLSX_MAX_BYTES = 10 * 1024 * 1024;
 export const XLS_MAX_BYTES = 25 * 1024 * 1024;
