@@ -287,6 +287,33 @@ describe("with a worker", () => {
     expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email: "m@example.com" } })).toMatchObject({ name: "hi" });
   });
 
+  test("when the last worker stops beating, commit and undo are 503 queue_unavailable too, and the import does not move", async () => {
+    const validated = await shopify();
+    await api("POST", `imports/${validated.id}/validate`, { key });
+    await runWorker(t);
+    const completed = await shopify();
+    await api("POST", `imports/${completed.id}/validate`, { key });
+    await runWorker(t);
+    await api("POST", `imports/${completed.id}/commit`, { key });
+    await runWorker(t);
+    expect([(await read(validated.id)).status, (await read(completed.id)).status]).toEqual(["validated", "completed"]);
+    // the worker died two minutes ago: its heartbeat is older than a minute
+    await t.deps.prisma.$executeRaw`UPDATE "JobWorker" SET "lastSeenAt" = now() - interval '2 minutes'`;
+    try {
+      for (const [imp, verb, status] of [[validated.id, "commit", "validated"], [completed.id, "undo", "completed"], [validated.id, "validate", "validated"]] as const) {
+        const r = await api("POST", `imports/${imp}/${verb}`, { key });
+        expect([verb, r.status, r.body.error.code]).toEqual([verb, 503, "queue_unavailable"]);
+        expect(await read(imp)).toMatchObject({ status });
+      }
+      const g = await gql(CommitImportDocument, { id: validated.id }, { key });
+      expect(codeOf(g)).toBe("queue_unavailable");
+    } finally {
+      await workerAlive(t);
+    }
+    expect((await api("POST", `imports/${validated.id}/commit`, { key })).status).toBe(202);
+    await runWorker(t);
+  });
+
   test("importProgress(id) streams the import now, after every batch and at the end; another tenant gets not_found", async () => {
     const lines = ["Email,Name"];
     for (let i = 1; i <= 1200; i++) lines.push(`live${i}@example.com,Live ${i}`);
@@ -335,7 +362,7 @@ describe("with a worker", () => {
     const e = await api("GET", `imports/${id}/errors`, { key: noRead.rawKey });
     expect([e.status, e.body.error.code]).toEqual([403, "insufficient_scopes"]);
     const prodKey = await mintKeyVia(api, demo, ["imports:read", "imports:write"], demo.environments.production.id);
-    for (const [m, p] of [["POST", "validate"], ["GET", "errors"]] as const) {
+    for (const [m, p] of [["POST", "validate"], ["POST", "commit"], ["POST", "undo"], ["GET", "errors"]] as const) {
       const r = await api(m, `imports/${id}/${p}`, { key: prodKey.rawKey });
       expect([p, r.status, r.body.error.code]).toEqual([p, 403, "environment_mismatch"]);
     }
