@@ -10,6 +10,8 @@ import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { CommitImportDocument, ImportErrorsDocument, ImportResultDocument, ValidateImportDocument } from "./generated/graphql";
 import { countChanges, importFixture, preparedImport, runWorker, tableCounts, workerAlive } from "./helpers/imports";
+import { customerHandler } from "../src/imports/import.customers";
+import { registerImportHandler } from "../src/imports/import.runner";
 
 let t: TestApp;
 let demo: BootstrapResult;
@@ -256,6 +258,72 @@ describe("with a worker", () => {
     // GraphQL reads the same result, typed
     const g = await gql(ImportResultDocument, { id }, { key });
     expect(g.data).toEqual({ import: { status: "completed", undoResult: { kept: 1, deleted: [{ key: "customer", count: 2 }], keptReasons: [{ key: "customer_has_carts", count: 1 }] }, errorSummary: [] } });
+  });
+
+  test("undo keeps customers that now have a quote or a subscription, counted by reason", async () => {
+    const bytes = Buffer.from("Email,Name\nquoted@keep.example.com,Quoted\nsubscribed@keep.example.com,Subscribed\nfree@keep.example.com,Free\n");
+    const { id } = await preparedImport(api, key, { fileName: "keep.csv", bytes, columns: { Email: "customer.email", Name: "customer.name" } });
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    await api("POST", `imports/${id}/commit`, { key });
+    await runWorker(t);
+    const find = (email: string) => t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email } });
+    const subscribed = (await find("subscribed@keep.example.com"))!;
+    // a quote for the imported customer (the quote finds it by email), and a subscription of the other
+    const q = await api("POST", "quotes", { key, body: { customerEmail: "quoted@keep.example.com", items: [{ name: "Plan", unitPrice: 1000, quantity: 1 }] } });
+    expect(q.status).toBe(201);
+    expect(q.body.data.customerId).toBe((await find("quoted@keep.example.com"))!.id);
+    const now = t.deps.clock.now();
+    await t.deps.prisma.subscription.create({
+      data: { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id, customerId: subscribed.id, status: "active", planReference: "keep", interval: "monthly", amount: 1000, currency: "USD", currentPeriodStart: now, currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000) },
+    });
+    await api("POST", `imports/${id}/undo`, { key });
+    await runWorker(t);
+    expect(await read(id)).toMatchObject({ status: "completed", undoResult: { deleted: { customer: 1 }, kept: 2, keptReasons: { customer_has_quotes: 1, customer_has_subscriptions: 1 } } });
+    expect(await find("free@keep.example.com")).toBeNull();
+    expect(await find("quoted@keep.example.com")).not.toBeNull();
+    expect(await find("subscribed@keep.example.com")).not.toBeNull();
+  });
+
+  test("a commit that failed part-way resumes from its checkpoint with another POST /commit, and ends with every row once", async () => {
+    const lines = ["Email,Name"];
+    for (let i = 1; i <= 7; i++) lines.push(`resume${i}@example.com,Resume ${i}`);
+    const { id } = await preparedImport(api, key, { fileName: "resume.csv", bytes: Buffer.from(lines.join("\n") + "\n"), columns: { Email: "customer.email", Name: "customer.name" } });
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    // the commit's third batch fails (the database went away, say): the first two stay written with their checkpoint
+    const saved = t.deps.config.IMPORT_BATCH_ROWS;
+    t.deps.config.IMPORT_BATCH_ROWS = 2;
+    let batches = 0;
+    registerImportHandler("customer", {
+      ...customerHandler,
+      runBatch: async (...args) => {
+        if (args[3] && ++batches === 3) throw new Error("connection to the database was lost");
+        return customerHandler.runBatch(...args);
+      },
+    });
+    try {
+      await api("POST", `imports/${id}/commit`, { key });
+      await runWorker(t);
+      const failed = await read(id);
+      expect(failed).toMatchObject({ status: "failed", lastPassMode: "commit", failureReason: "connection to the database was lost", rowsProcessed: 4, rowsCreated: 4 });
+      expect(await t.deps.prisma.import.findUniqueOrThrow({ where: { id } })).toMatchObject({ checkpointRow: 5 });
+      // a failed commit is resumed, never re-validated or re-mapped
+      const v = await api("POST", `imports/${id}/validate`, { key });
+      expect([v.status, v.body.error.code]).toEqual([409, "invalid_import_state"]);
+
+      const again = await api("POST", `imports/${id}/commit`, { key });
+      expect([again.status, again.body.data.status, again.body.data.failureReason]).toEqual([202, "committing", null]);
+      await runWorker(t);
+    } finally {
+      registerImportHandler("customer", customerHandler);
+      t.deps.config.IMPORT_BATCH_ROWS = saved;
+    }
+    // three calls before the failure, then the two batches after the checkpoint: the first two are not replayed
+    expect(batches).toBe(5);
+    expect(await read(id)).toMatchObject({ status: "completed", rowsProcessed: 7, rowsCreated: 7, rowsFailed: 0 });
+    expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email: { startsWith: "resume" } } })).toBe(7);
+    expect(await t.deps.prisma.importRecord.count({ where: { importId: id } })).toBe(7);
   });
 
   test("verbs follow the status table: validate needs a mapping, commit twice is refused, a new mapping needs a new dry run", async () => {

@@ -1,7 +1,11 @@
 // Bulk imports, first slice over REST: create with its signed upload URL, the streamed upload, inspect (dialect,
 // BOM, headers, sample, suggestions), the mapping rules, the read with progress; scopes, tenancy, hostile input.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import { Readable } from "node:stream";
+import { receiveUpload } from "../src/imports/imports.service";
+import { storageFor } from "../src/shared/storage";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import type { FixedClock } from "../src/shared/clock";
 import { signToken } from "../src/shared/signed-token";
@@ -147,6 +151,42 @@ describe("uploading again", () => {
     // past mapping the file can no longer change
     const late = await put(c.uploadUrl, first);
     expect([late.status, late.body.error.code]).toEqual([409, "invalid_import_state"]);
+  });
+});
+
+describe("an interrupted upload", () => {
+  test("is 400 request_aborted and stores nothing: the file uploaded before it and its inspection stay, no partial file is left", async () => {
+    const c = (await create({ fileBytes: 100_000 })).body.data;
+    const first = "Email,Name\nkept@example.com,Kept\n";
+    expect((await put(c.uploadUrl, first)).status).toBe(200);
+    await api("POST", `imports/${c.importId}/inspect`, { key });
+
+    // over HTTP: the client declares 50,000 bytes, sends under 2 KB and drops the connection
+    const u = new URL(c.uploadUrl);
+    const served = new Promise<void>((resolve) => t.app.server.once("request", (_req, res) => res.once("close", () => resolve())));
+    await new Promise<void>((resolve) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: "PUT", headers: { "content-type": "text/csv", "content-length": "50000" } });
+      req.on("error", () => resolve());
+      req.write("Email,Name\n" + "partial@example.com,Partial\n".repeat(60), () => setTimeout(() => (req.destroy(), resolve()), 50));
+    });
+    await served;
+    const r = (await api("GET", `imports/${c.importId}`, { key })).body.data;
+    expect(r).toMatchObject({ uploadedBytes: first.length, headers: ["Email", "Name"], status: "mapping" });
+    const storage = storageFor(t.deps.config);
+    expect((await storage.get(c.fileKey))!.toString()).toBe(first);
+    const dir = path.dirname(path.resolve(t.deps.config.DATA_DIR, "files", c.fileKey));
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+
+    // the answer the server gives the (gone) client: the stream broke, so 400 request_aborted
+    const token = u.searchParams.get("token")!;
+    const broken = new Readable({
+      read() {
+        this.push("Email\n");
+        this.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    });
+    await expect(receiveUpload(t.deps, c.importId, token, broken)).rejects.toMatchObject({ code: "request_aborted", status: 400 });
+    expect((await storage.get(c.fileKey))!.toString()).toBe(first);
   });
 });
 
