@@ -463,8 +463,11 @@ describe("orders with no payment column, and undo of orders others now depend on
     const keptF = await order("KF-1");
     expect(keptF.fulfillments).toHaveLength(1);
     expect(keptF.payments).toHaveLength(0);
+    // the import's payment is gone: the kept order no longer says captured
+    expect(keptF.paymentStatus).toBe("pending");
     const keptR = await order("KR-1");
     expect(keptR.payments).toHaveLength(0);
+    expect(keptR.paymentStatus).toBe("pending");
     expect(await t.deps.prisma.orderReturn.count({ where: { orderId: keptR.id } })).toBe(1);
     // what stays is the two kept orders with their lines and history rows, and what the API wrote on them
     const after = business(await tableCounts(t));

@@ -722,8 +722,10 @@ registerUndoStep("order", async (tx, imp, ids) => {
   }
   const deleted = ids.filter((id) => !keep.has(id));
   if (deleted.length) await tx.order.deleteMany({ where: { id: { in: deleted }, applicationId: imp.applicationId, environmentId: imp.environmentId } });
-  // a kept order lost the import's payment: its paymentStatus is rolled up again from what it still has
-  const paid = orders.filter((o) => keep.has(o.id) && o._count.payments);
+  // a kept order lost the import's payment: its paymentStatus is rolled up again from what it still has. The import
+  // wrote a payment exactly for the orders it marked captured, so those are rolled up even with no payment left
+  // (else they would still say captured); a status the file gave without a payment (refunded, authorized…) stays.
+  const paid = orders.filter((o) => keep.has(o.id) && (o._count.payments || o.paymentStatus === "captured"));
   if (paid.length) {
     const payments = await tx.payment.findMany({ where: { orderId: { in: paid.map((o) => o.id) } }, select: { orderId: true, status: true, capturedAmount: true, refundedAmount: true, disputed: true } });
     for (const o of paid) {
