@@ -92,6 +92,8 @@ const schema = z.object({
   IMPORT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
   /** data rows per commit transaction (the checkpoint interval) */
   IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** most data rows of one CSV/TSV import (commerce.md limits: 500,000); it can only be lowered, as tests do */
+  IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(500_000).default(500_000),
   LOG_LEVEL: z.enum(["silent", "error", "warn", "info", "debug"]).default("info"),
 });
 

@@ -9,7 +9,9 @@ import { startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { CommitImportDocument, ImportErrorsDocument, ImportResultDocument, ValidateImportDocument } from "./generated/graphql";
-import { importFixture, preparedImport, runWorker, tableCounts, workerAlive } from "./helpers/imports";
+import { countChanges, importFixture, preparedImport, runWorker, tableCounts, workerAlive } from "./helpers/imports";
+import { customerHandler } from "../src/imports/import.customers";
+import { registerImportHandler } from "../src/imports/import.runner";
 
 let t: TestApp;
 let demo: BootstrapResult;
@@ -55,9 +57,8 @@ describe("with a worker", () => {
     expect(v.status).toBe(202);
     expect(v.body.data).toMatchObject({ status: "validating", lastPassMode: "validate", dryRunAt: null });
     expect((await runWorker(t)).passes).toBe(1);
-    const after = await tableCounts(t);
-    expect(business(after)).toEqual(business(before));
-    expect(after.Customer).toBe(before.Customer);
+    // every table the catalog lists keeps its row count, but for the pass's own report and import.completed
+    expect(countChanges(before, await tableCounts(t))).toEqual({ Event: 1 });
     const d = await read(id);
     expect(d).toMatchObject({ status: "validated", lastPassMode: "validate", rowsTotal: 6, rowsProcessed: 6, rowsCreated: 4, rowsUpdated: 0, rowsFailed: 2, rowsSkipped: 0 });
     expect(d.dryRunAt).not.toBeNull();
@@ -105,20 +106,29 @@ describe("with a worker", () => {
     expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email: "ada@example.com" } })).toBe(1);
   });
 
-  test("a person listed twice in one file: created once then updated, in the dry run and the commit alike", async () => {
+  test.each([500, 1])("a person listed twice in one file: created once then updated, in the dry run and the commit alike (batches of %i rows)", async (batchRows) => {
     // row 4 is row 2's person again (emails compare in lower case); row 5 names T-1 with a new email: the email
     // moves to T-1's customer; row 6 gives T-1 to solo@example.com, who is someone else: identity_conflict
     const bytes = Buffer.from("Email,Name,Customer ID\ntwice@example.com,First,T-1\nsolo@example.com,Solo,\nTWICE@example.com,Second,\nmoved@example.com,Moved,T-1\nsolo@example.com,Solo again,T-1\n");
-    const { id } = await preparedImport(api, key, { fileName: "twice.csv", bytes, columns: { Email: "customer.email", Name: "customer.name", "Customer ID": "customer.externalId" } });
-    await api("POST", `imports/${id}/validate`, { key });
-    await runWorker(t);
-    const expected = { rowsCreated: 2, rowsUpdated: 2, rowsFailed: 1, errorSummary: { identity_conflict: { count: 1, sample: [6] } } };
-    expect(await read(id)).toMatchObject(expected);
-    await api("POST", `imports/${id}/commit`, { key });
-    await runWorker(t);
-    expect(await read(id)).toMatchObject({ status: "completed", ...expected });
-    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, externalId: "T-1" } })).toMatchObject({ name: "Moved", email: "moved@example.com" });
-    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email: "solo@example.com" } })).toMatchObject({ name: "Solo", externalId: null });
+    // with batches of one row, every row finds the earlier ones through the dry run's planned keys or the database
+    const tag = `b${batchRows}`;
+    const file = bytes.toString().replace(/@example\.com/g, `@${tag}.example.com`).replace(/T-1/g, `T-1-${tag}`);
+    const { id } = await preparedImport(api, key, { fileName: "twice.csv", bytes: Buffer.from(file), columns: { Email: "customer.email", Name: "customer.name", "Customer ID": "customer.externalId" } });
+    const saved = t.deps.config.IMPORT_BATCH_ROWS;
+    t.deps.config.IMPORT_BATCH_ROWS = batchRows;
+    try {
+      await api("POST", `imports/${id}/validate`, { key });
+      await runWorker(t);
+      const expected = { rowsCreated: 2, rowsUpdated: 2, rowsFailed: 1, errorSummary: { identity_conflict: { count: 1, sample: [6] } } };
+      expect(await read(id)).toMatchObject(expected);
+      await api("POST", `imports/${id}/commit`, { key });
+      await runWorker(t);
+      expect(await read(id)).toMatchObject({ status: "completed", ...expected });
+    } finally {
+      t.deps.config.IMPORT_BATCH_ROWS = saved;
+    }
+    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, externalId: `T-1-${tag}` } })).toMatchObject({ name: "Moved", email: `moved@${tag}.example.com` });
+    expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email: `solo@${tag}.example.com` } })).toMatchObject({ name: "Solo", externalId: null });
   });
 
   test("an Excel workbook (the Shopify customer export as .xlsx) goes through the dry run and the commit like a CSV", async () => {
@@ -165,6 +175,57 @@ describe("with a worker", () => {
     expect([stillNone.status, stillNone.body.error.code]).toEqual([404, "no_errors"]);
   });
 
+  test("the error report holds the first 10,000 failing rows: rowsIncluded 10,000 and truncated, in JSON and CSV; the counts keep all", async () => {
+    const FAILING = 10_050;
+    const lines = ["Email,Name", "kept@example.com,Kept"];
+    for (let i = 1; i <= FAILING; i++) lines.push(`not-an-email-${i},Bad ${i}`);
+    const { id } = await preparedImport(api, key, { fileName: "many-bad.csv", bytes: Buffer.from(lines.join("\n") + "\n"), columns: { Email: "customer.email", Name: "customer.name" } });
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    const d = await read(id);
+    expect(d).toMatchObject({ status: "validated", rowsTotal: FAILING + 1, rowsCreated: 1, rowsFailed: FAILING });
+    expect(d.errorSummary.invalid_email.count).toBe(FAILING);
+    const r = await api("GET", `imports/${id}/errors`, { key });
+    expect(r.body.data).toMatchObject({ rowsFailed: FAILING, rowsIncluded: 10_000, truncated: true });
+    expect(r.body.data.errors).toHaveLength(10_000);
+    // the first failing rows, in file order: spreadsheet rows 3 to 10,002
+    expect(r.body.data.errors[0].rowNumber).toBe(3);
+    expect(r.body.data.errors.at(-1).rowNumber).toBe(10_002);
+    const csv = parse(r.body.data.csv, { columns: true });
+    expect(csv).toHaveLength(10_000);
+    expect(csv.at(-1)).toMatchObject({ rowNumber: "10002", columnName: "Email", code: "invalid_email" });
+    // the commit reports the same way
+    await api("POST", `imports/${id}/commit`, { key });
+    await runWorker(t);
+    const c = await api("GET", `imports/${id}/errors`, { key });
+    expect(c.body.data).toMatchObject({ rowsFailed: FAILING, rowsIncluded: 10_000, truncated: true });
+    expect(c.body.data.errors).toHaveLength(10_000);
+  });
+
+  test("past the row limit the dry run fails with a reason naming the limit, and nothing can be committed", async () => {
+    const saved = t.deps.config.IMPORT_MAX_ROWS;
+    // the limit is 500,000 rows; a lowered one is the same code path without a 500,000-row file
+    t.deps.config.IMPORT_MAX_ROWS = 5;
+    try {
+      const file = (n: number) => Buffer.from(["Email", ...Array.from({ length: n }, (_, i) => `limit${n}-${i}@example.com`)].join("\n") + "\n");
+      const atLimit = await preparedImport(api, key, { fileName: "five.csv", bytes: file(5) });
+      await api("POST", `imports/${atLimit.id}/validate`, { key });
+      await runWorker(t);
+      expect(await read(atLimit.id)).toMatchObject({ status: "validated", rowsTotal: 5 });
+
+      const over = await preparedImport(api, key, { fileName: "six.csv", bytes: file(6) });
+      await api("POST", `imports/${over.id}/validate`, { key });
+      await runWorker(t);
+      const d = await read(over.id);
+      expect(d).toMatchObject({ status: "failed", lastPassMode: "validate", dryRunAt: null, failureReason: "The file has more than 5 data rows (the limit for one import); split it into several imports" });
+      const c = await api("POST", `imports/${over.id}/commit`, { key });
+      expect([c.status, c.body.error.code]).toEqual([409, "validation_required"]);
+    } finally {
+      t.deps.config.IMPORT_MAX_ROWS = saved;
+    }
+    expect(saved).toBe(500_000);
+  });
+
   test("undo deletes what the commit created and keeps a customer something else now uses", async () => {
     const bytes = Buffer.from("Email,Name,Company\nu1@example.com,U One,Acme\nu2@example.com,U Two,Acme\nu3@example.com,U Three,\n");
     const { id } = await preparedImport(api, key, { fileName: "undo.csv", bytes });
@@ -199,6 +260,72 @@ describe("with a worker", () => {
     expect(g.data).toEqual({ import: { status: "completed", undoResult: { kept: 1, deleted: [{ key: "customer", count: 2 }], keptReasons: [{ key: "customer_has_carts", count: 1 }] }, errorSummary: [] } });
   });
 
+  test("undo keeps customers that now have a quote or a subscription, counted by reason", async () => {
+    const bytes = Buffer.from("Email,Name\nquoted@keep.example.com,Quoted\nsubscribed@keep.example.com,Subscribed\nfree@keep.example.com,Free\n");
+    const { id } = await preparedImport(api, key, { fileName: "keep.csv", bytes, columns: { Email: "customer.email", Name: "customer.name" } });
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    await api("POST", `imports/${id}/commit`, { key });
+    await runWorker(t);
+    const find = (email: string) => t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email } });
+    const subscribed = (await find("subscribed@keep.example.com"))!;
+    // a quote for the imported customer (the quote finds it by email), and a subscription of the other
+    const q = await api("POST", "quotes", { key, body: { customerEmail: "quoted@keep.example.com", items: [{ name: "Plan", unitPrice: 1000, quantity: 1 }] } });
+    expect(q.status).toBe(201);
+    expect(q.body.data.customerId).toBe((await find("quoted@keep.example.com"))!.id);
+    const now = t.deps.clock.now();
+    await t.deps.prisma.subscription.create({
+      data: { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id, customerId: subscribed.id, status: "active", planReference: "keep", interval: "monthly", amount: 1000, currency: "USD", currentPeriodStart: now, currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000) },
+    });
+    await api("POST", `imports/${id}/undo`, { key });
+    await runWorker(t);
+    expect(await read(id)).toMatchObject({ status: "completed", undoResult: { deleted: { customer: 1 }, kept: 2, keptReasons: { customer_has_quotes: 1, customer_has_subscriptions: 1 } } });
+    expect(await find("free@keep.example.com")).toBeNull();
+    expect(await find("quoted@keep.example.com")).not.toBeNull();
+    expect(await find("subscribed@keep.example.com")).not.toBeNull();
+  });
+
+  test("a commit that failed part-way resumes from its checkpoint with another POST /commit, and ends with every row once", async () => {
+    const lines = ["Email,Name"];
+    for (let i = 1; i <= 7; i++) lines.push(`resume${i}@example.com,Resume ${i}`);
+    const { id } = await preparedImport(api, key, { fileName: "resume.csv", bytes: Buffer.from(lines.join("\n") + "\n"), columns: { Email: "customer.email", Name: "customer.name" } });
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    // the commit's third batch fails (the database went away, say): the first two stay written with their checkpoint
+    const saved = t.deps.config.IMPORT_BATCH_ROWS;
+    t.deps.config.IMPORT_BATCH_ROWS = 2;
+    let batches = 0;
+    registerImportHandler("customer", {
+      ...customerHandler,
+      runBatch: async (...args) => {
+        if (args[3] && ++batches === 3) throw new Error("connection to the database was lost");
+        return customerHandler.runBatch(...args);
+      },
+    });
+    try {
+      await api("POST", `imports/${id}/commit`, { key });
+      await runWorker(t);
+      const failed = await read(id);
+      expect(failed).toMatchObject({ status: "failed", lastPassMode: "commit", failureReason: "connection to the database was lost", rowsProcessed: 4, rowsCreated: 4 });
+      expect(await t.deps.prisma.import.findUniqueOrThrow({ where: { id } })).toMatchObject({ checkpointRow: 5 });
+      // a failed commit is resumed, never re-validated or re-mapped
+      const v = await api("POST", `imports/${id}/validate`, { key });
+      expect([v.status, v.body.error.code]).toEqual([409, "invalid_import_state"]);
+
+      const again = await api("POST", `imports/${id}/commit`, { key });
+      expect([again.status, again.body.data.status, again.body.data.failureReason]).toEqual([202, "committing", null]);
+      await runWorker(t);
+    } finally {
+      registerImportHandler("customer", customerHandler);
+      t.deps.config.IMPORT_BATCH_ROWS = saved;
+    }
+    // three calls before the failure, then the two batches after the checkpoint: the first two are not replayed
+    expect(batches).toBe(5);
+    expect(await read(id)).toMatchObject({ status: "completed", rowsProcessed: 7, rowsCreated: 7, rowsFailed: 0 });
+    expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email: { startsWith: "resume" } } })).toBe(7);
+    expect(await t.deps.prisma.importRecord.count({ where: { importId: id } })).toBe(7);
+  });
+
   test("verbs follow the status table: validate needs a mapping, commit twice is refused, a new mapping needs a new dry run", async () => {
     const c = await api("POST", "imports", { key, body: { entityType: "customer", fileName: "x.csv", fileBytes: 10 } });
     const early = await api("POST", `imports/${c.body.data.importId}/validate`, { key });
@@ -226,6 +353,33 @@ describe("with a worker", () => {
     const done = await api("POST", `imports/${id}/commit`, { key });
     expect([done.status, done.body.error.code]).toEqual([409, "invalid_import_state"]);
     expect(await t.deps.prisma.customer.findFirst({ where: { applicationId: demo.applicationId, email: "m@example.com" } })).toMatchObject({ name: "hi" });
+  });
+
+  test("when the last worker stops beating, commit and undo are 503 queue_unavailable too, and the import does not move", async () => {
+    const validated = await shopify();
+    await api("POST", `imports/${validated.id}/validate`, { key });
+    await runWorker(t);
+    const completed = await shopify();
+    await api("POST", `imports/${completed.id}/validate`, { key });
+    await runWorker(t);
+    await api("POST", `imports/${completed.id}/commit`, { key });
+    await runWorker(t);
+    expect([(await read(validated.id)).status, (await read(completed.id)).status]).toEqual(["validated", "completed"]);
+    // the worker died two minutes ago: its heartbeat is older than a minute
+    await t.deps.prisma.$executeRaw`UPDATE "JobWorker" SET "lastSeenAt" = now() - interval '2 minutes'`;
+    try {
+      for (const [imp, verb, status] of [[validated.id, "commit", "validated"], [completed.id, "undo", "completed"], [validated.id, "validate", "validated"]] as const) {
+        const r = await api("POST", `imports/${imp}/${verb}`, { key });
+        expect([verb, r.status, r.body.error.code]).toEqual([verb, 503, "queue_unavailable"]);
+        expect(await read(imp)).toMatchObject({ status });
+      }
+      const g = await gql(CommitImportDocument, { id: validated.id }, { key });
+      expect(codeOf(g)).toBe("queue_unavailable");
+    } finally {
+      await workerAlive(t);
+    }
+    expect((await api("POST", `imports/${validated.id}/commit`, { key })).status).toBe(202);
+    await runWorker(t);
   });
 
   test("importProgress(id) streams the import now, after every batch and at the end; another tenant gets not_found", async () => {
@@ -276,11 +430,57 @@ describe("with a worker", () => {
     const e = await api("GET", `imports/${id}/errors`, { key: noRead.rawKey });
     expect([e.status, e.body.error.code]).toEqual([403, "insufficient_scopes"]);
     const prodKey = await mintKeyVia(api, demo, ["imports:read", "imports:write"], demo.environments.production.id);
-    for (const [m, p] of [["POST", "validate"], ["GET", "errors"]] as const) {
+    for (const [m, p] of [["POST", "validate"], ["POST", "commit"], ["POST", "undo"], ["GET", "errors"]] as const) {
       const r = await api(m, `imports/${id}/${p}`, { key: prodKey.rawKey });
       expect([p, r.status, r.body.error.code]).toEqual([p, 403, "environment_mismatch"]);
     }
     const bad = await api("POST", "imports/not-a-uuid/validate", { key });
     expect([bad.status, bad.body.error.code]).toEqual([404, "not_found"]);
+  });
+});
+
+describe("bad input", () => {
+  beforeAll(async () => {
+    await workerAlive(t);
+  });
+
+  test("validate, commit and undo take no body: an unknown field is 422 naming it and nothing moves; {} and no body are accepted", async () => {
+    const { id } = await shopify();
+    for (const verb of ["validate", "commit", "undo"]) {
+      const r = await api("POST", `imports/${id}/${verb}`, { key, body: { force: true } });
+      expect([verb, r.status, r.body.error.code]).toEqual([verb, 422, "validation_error"]);
+      expect(JSON.stringify(r.body.error.details.issues)).toContain("force");
+      const arr = await api("POST", `imports/${id}/${verb}`, { key, body: [], validate: false });
+      expect([verb, arr.status, arr.body.error.code]).toEqual([verb, 422, "validation_error"]);
+      const broken = await api("POST", `imports/${id}/${verb}`, { key, raw: "{", validate: false });
+      expect([verb, broken.status, broken.body.error.code]).toEqual([verb, 400, "invalid_json"]);
+    }
+    expect(await read(id)).toMatchObject({ status: "mapping", lastPassMode: null, dryRunAt: null });
+    // an empty object is no field at all
+    expect((await api("POST", `imports/${id}/validate`, { key, body: {} })).status).toBe(202);
+    await runWorker(t);
+    expect((await api("POST", `imports/${id}/commit`, { key, body: {} })).status).toBe(202);
+    await runWorker(t);
+    expect((await api("POST", `imports/${id}/undo`, { key, body: {} })).status).toBe(202);
+    await runWorker(t);
+    expect((await read(id)).status).toBe("undone");
+  });
+
+  test("bad ids are 404 for commit, undo and errors; errors takes no query parameters (422 naming the parameter)", async () => {
+    for (const bad of ["not-a-uuid", "00000000-0000-4000-8000-000000000000", "6f0c%20x"]) {
+      for (const [m, p] of [["POST", "commit"], ["POST", "undo"], ["GET", "errors"]] as const) {
+        const r = await api(m, `imports/${bad}/${p}`, { key });
+        expect([bad, p, r.status, r.body.error.code]).toEqual([bad, p, 404, "not_found"]);
+      }
+    }
+    const { id } = await shopify();
+    await api("POST", `imports/${id}/validate`, { key });
+    await runWorker(t);
+    expect((await api("GET", `imports/${id}/errors`, { key })).status).toBe(200);
+    for (const q of ["limit=5", "format=csv", "cursor=abc&x=1"]) {
+      const r = await api("GET", `imports/${id}/errors?${q}`, { key });
+      expect([q, r.status, r.body.error.code]).toEqual([q, 422, "validation_error"]);
+      expect(r.body.error.details.issues[0].path[0]).toBe("query");
+    }
   });
 });

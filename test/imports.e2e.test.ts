@@ -1,12 +1,17 @@
 // Bulk imports, first slice over REST: create with its signed upload URL, the streamed upload, inspect (dialect,
 // BOM, headers, sample, suggestions), the mapping rules, the read with progress; scopes, tenancy, hostile input.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import { Readable } from "node:stream";
+import { receiveUpload } from "../src/imports/imports.service";
+import { storageFor } from "../src/shared/storage";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import type { FixedClock } from "../src/shared/clock";
 import { signToken } from "../src/shared/signed-token";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
+import { runWorker, workerAlive } from "./helpers/imports";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "fixtures", name));
 
@@ -110,6 +115,78 @@ describe("create and upload", () => {
     clock.advance(2_000);
     const late = await put(c.uploadUrl, "Email\na@b.c\n");
     expect([late.status, late.body.error.code]).toEqual([401, "invalid_token"]);
+  });
+});
+
+describe("uploading again", () => {
+  test("a new file while mapping forgets the old dialect, headers and mapping: validate waits for inspect and a new mapping, then reads the new file", async () => {
+    await workerAlive(t);
+    const first = "Email,Name\nold1@example.com,Old One\nold2@example.com,Old Two\n";
+    const c = (await create({ fileBytes: 1000 })).body.data;
+    expect((await put(c.uploadUrl, first)).status).toBe(200);
+    await api("POST", `imports/${c.importId}/inspect`, { key });
+    const m = await api("PATCH", `imports/${c.importId}/mapping`, { key, body: { columns: { Email: "customer.email", Name: "customer.name" }, dateOrder: "dmy" } });
+    expect(m.body.data).toMatchObject({ status: "mapping", dialect: { delimiter: "," }, headers: ["Email", "Name"] });
+
+    // the corrected export: semicolons, other headers, three people
+    const second = "E-mail;Full name;Telephone\nnew1@example.com;New One;1\nnew2@example.com;New Two;2\nnew3@example.com;New Three;3\n";
+    expect((await put(c.uploadUrl, second)).status).toBe(200);
+    const r = (await api("GET", `imports/${c.importId}`, { key })).body.data;
+    expect(r).toMatchObject({ status: "mapping", uploadedBytes: second.length, dialect: null, headers: null, sheetName: null, mapping: null, dryRunAt: null });
+    const early = await api("POST", `imports/${c.importId}/validate`, { key });
+    expect([early.status, early.body.error.code]).toEqual([409, "invalid_import_state"]);
+
+    // a mapping saved before the new inspect still has to name the new file's headers
+    await api("PATCH", `imports/${c.importId}/mapping`, { key, body: { columns: { Email: "customer.email" }, dateOrder: "dmy" } });
+    const ins = await api("POST", `imports/${c.importId}/inspect`, { key });
+    expect(ins.body.data).toMatchObject({ dialect: { delimiter: ";" }, headers: ["E-mail", "Full name", "Telephone"] });
+    const stale = await api("POST", `imports/${c.importId}/validate`, { key });
+    expect([stale.status, stale.body.error.code, stale.body.error.details.issues[0].path]).toEqual([422, "validation_error", ["columns", "Email"]]);
+    const old = await api("PATCH", `imports/${c.importId}/mapping`, { key, body: { columns: { Email: "customer.email" }, dateOrder: "dmy" } });
+    expect([old.status, old.body.error.details.issues[0].path]).toEqual([422, ["columns", "Email"]]);
+    await api("PATCH", `imports/${c.importId}/mapping`, { key, body: { columns: { "E-mail": "customer.email", "Full name": "customer.name" }, dateOrder: "dmy" } });
+    expect((await api("POST", `imports/${c.importId}/validate`, { key })).status).toBe(202);
+    await runWorker(t);
+    expect((await api("GET", `imports/${c.importId}`, { key })).body.data).toMatchObject({ status: "validated", rowsTotal: 3, rowsCreated: 3, rowsFailed: 0 });
+    // past mapping the file can no longer change
+    const late = await put(c.uploadUrl, first);
+    expect([late.status, late.body.error.code]).toEqual([409, "invalid_import_state"]);
+  });
+});
+
+describe("an interrupted upload", () => {
+  test("is 400 request_aborted and stores nothing: the file uploaded before it and its inspection stay, no partial file is left", async () => {
+    const c = (await create({ fileBytes: 100_000 })).body.data;
+    const first = "Email,Name\nkept@example.com,Kept\n";
+    expect((await put(c.uploadUrl, first)).status).toBe(200);
+    await api("POST", `imports/${c.importId}/inspect`, { key });
+
+    // over HTTP: the client declares 50,000 bytes, sends under 2 KB and drops the connection
+    const u = new URL(c.uploadUrl);
+    const served = new Promise<void>((resolve) => t.app.server.once("request", (_req, res) => res.once("close", () => resolve())));
+    await new Promise<void>((resolve) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: "PUT", headers: { "content-type": "text/csv", "content-length": "50000" } });
+      req.on("error", () => resolve());
+      req.write("Email,Name\n" + "partial@example.com,Partial\n".repeat(60), () => setTimeout(() => (req.destroy(), resolve()), 50));
+    });
+    await served;
+    const r = (await api("GET", `imports/${c.importId}`, { key })).body.data;
+    expect(r).toMatchObject({ uploadedBytes: first.length, headers: ["Email", "Name"], status: "mapping" });
+    const storage = storageFor(t.deps.config);
+    expect((await storage.get(c.fileKey))!.toString()).toBe(first);
+    const dir = path.dirname(path.resolve(t.deps.config.DATA_DIR, "files", c.fileKey));
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+
+    // the answer the server gives the (gone) client: the stream broke, so 400 request_aborted
+    const token = u.searchParams.get("token")!;
+    const broken = new Readable({
+      read() {
+        this.push("Email\n");
+        this.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    });
+    await expect(receiveUpload(t.deps, c.importId, token, broken)).rejects.toMatchObject({ code: "request_aborted", status: 400 });
+    expect((await storage.get(c.fileKey))!.toString()).toBe(first);
   });
 });
 

@@ -1,12 +1,14 @@
 // Customer rows: matched to an existing customer by externalId, else by email (the two must not point at two
 // different customers); a match is updated with the file's non-empty values, anything else is created. One query
-// reads the batch's matches, one statement creates its new customers; updates are one statement each.
+// reads the batch's matches, one statement creates its new customers; updates are one statement each. A dry run
+// creates nothing, so it reads and records what it would have created as planned keys (import.planned.ts).
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client";
-import { addNote, type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type MappedRow, type PassState, type RowError } from "./import.handler";
+import { addNote, type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type MappedRow, type RowError } from "./import.handler";
 import { parseEmail, parseInteger, text } from "./import.values";
 import type { Tx } from "../shared/context";
 import { type BulkColumn, bulkInsert } from "../shared/bulk-insert";
+import { type PlannedKey, plannedKeys, planKeys } from "./import.planned";
 
 export interface CustomerFields {
   email?: string;
@@ -45,50 +47,11 @@ export function parseCustomerFields(row: MappedRow, prefix = "customer"): { fiel
   return { fields, errors };
 }
 
-type Known = { id: string; email: string | null; externalId: string | null; extHash?: number | null };
+type Known = { id: string; email: string | null; externalId: string | null };
 
-/** cyrb53: a fast 53-bit string hash (public domain); collisions among a million keys are about one in 10,000. */
-function h53(str: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < str.length; i++) {
-    const ch = str.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/**
- * What a dry run "created" or re-keyed in earlier batches (it writes nothing, so the database cannot tell later
- * batches). Kept as numbers, not strings and objects, so a 500,000-row dry run holds a few tens of MB, not hundreds.
- */
-class Planned {
-  private byKey = new Map<number, number | string>();
-  private extOf = new Map<number | string, number>();
-  private next = 1;
-  get(key: "e" | "x", v: string): Known | undefined {
-    const id = this.byKey.get(h53(`${key}:${v}`));
-    if (id === undefined) return undefined;
-    return { id: typeof id === "number" ? `planned:${id}` : id, email: key === "e" ? v : null, externalId: key === "x" ? v : null, extHash: this.extOf.get(id) ?? null };
-  }
-  /** a new customer (returns its planned id) or new keys of an existing one */
-  add(email: string | null, externalId: string | null, existing?: string) {
-    const id: number | string = existing ?? this.next++;
-    if (email) this.byKey.set(h53(`e:${email}`), id);
-    if (externalId) {
-      this.byKey.set(h53(`x:${externalId}`), id);
-      this.extOf.set(id, h53(externalId));
-    }
-  }
-}
-
-/** Whether a known customer has an externalId other than `ext` (by value, or by hash for a planned one). */
+/** Whether a known customer has an externalId other than `ext`. */
 function otherExternalId(target: Known, ext: string): boolean {
-  if (target.externalId) return target.externalId !== ext;
-  return target.extHash != null && target.extHash !== h53(ext);
+  return target.externalId !== null && target.externalId !== ext;
 }
 type NewCustomer = CustomerFields & { id: string };
 
@@ -115,7 +78,6 @@ export async function upsertCustomers(
   s: ImportSettings,
   items: { rowNumber: number; fields: CustomerFields; column: (k: string) => string | null }[],
   write: boolean,
-  state: PassState,
   out: BatchOutcome,
   opts: { countRows: boolean } = { countRows: true },
 ): Promise<Map<number, string | null>> {
@@ -129,16 +91,24 @@ export async function upsertCustomers(
           select: { id: true, email: true, externalId: true },
         })
       : [];
-  // a dry run writes nothing, so what it "created" in earlier batches lives in the pass state
-  const planned = (state.get("customers.planned") as Planned | undefined) ?? new Planned();
-  state.set("customers.planned", planned);
+  // a dry run writes nothing, so what it "created" in earlier batches is read from its planned keys
+  const planned = write ? new Map<string, PlannedKey>() : await plannedKeys(db, s.importId, [...emails.map((e) => `e:${e}`), ...externalIds.map((x) => `x:${x}`)]);
+  const plan = new Map<string, PlannedKey>();
+  const remember = (email: string | null, externalId: string | null, id: string) => {
+    if (email) plan.set(`e:${email}`, { ref: id, ext: externalId });
+    if (externalId) plan.set(`x:${externalId}`, { ref: id, ext: externalId });
+  };
+  const fromPlan = (key: "e" | "x", v: string): Known | undefined => {
+    const p = planned.get(`${key}:${v}`);
+    return p && { id: p.ref, email: key === "e" ? v : null, externalId: p.ext };
+  };
   const byEmail = new Map<string, Known>();
   const byExt = new Map<string, Known>();
   for (const c of found) {
     if (c.email) byEmail.set(c.email, c);
     if (c.externalId) byExt.set(c.externalId, c);
   }
-  const lookup = (key: "e" | "x", v: string | undefined) => (v ? ((key === "e" ? byEmail : byExt).get(v) ?? planned.get(key, v)) : undefined);
+  const lookup = (key: "e" | "x", v: string | undefined) => (v ? ((key === "e" ? byEmail : byExt).get(v) ?? fromPlan(key, v)) : undefined);
   const creates: NewCustomer[] = [];
   const updates = new Map<string, Prisma.CustomerUpdateManyMutationInput>();
   for (const item of items) {
@@ -177,14 +147,14 @@ export async function upsertCustomers(
       const merged = { ...target, email: target.email ?? fields.email ?? null, externalId: target.externalId ?? fields.externalId ?? null };
       if (merged.email) byEmail.set(merged.email, merged);
       if (merged.externalId) byExt.set(merged.externalId, merged);
-      if (!write && (merged.email !== target.email || merged.externalId !== target.externalId)) planned.add(merged.email, merged.externalId, target.id);
+      if (!write && (merged.email !== target.email || merged.externalId !== target.externalId)) remember(merged.email, merged.externalId, target.id);
       continue;
     }
     const id = randomUUID();
     const k: Known = { id, email: fields.email ?? null, externalId: fields.externalId ?? null };
     if (k.email) byEmail.set(k.email, k);
     if (k.externalId) byExt.set(k.externalId, k);
-    if (!write) planned.add(k.email, k.externalId);
+    if (!write) remember(k.email, k.externalId, id);
     result.set(item.rowNumber, id);
     if (opts.countRows) out.created++;
     else addNote(out.notes, "customers_created", fields.email ?? fields.externalId ?? item.rowNumber);
@@ -196,13 +166,13 @@ export async function upsertCustomers(
   if (write) {
     await bulkInsert(db, "Customer", customerColumns(s), creates);
     for (const [id, data] of updates) await db.customer.update({ where: { id }, data });
-  }
+  } else await planKeys(db, s.importId, plan);
   return result;
 }
 
 export const customerHandler: ImportHandler = {
   groupKey: () => null,
-  async runBatch(db, s, groups, write, state) {
+  async runBatch(db, s, groups, write) {
     const out = emptyOutcome();
     const items: Parameters<typeof upsertCustomers>[2] = [];
     for (const [row] of groups) {
@@ -218,7 +188,7 @@ export const customerHandler: ImportHandler = {
       }
       items.push({ rowNumber: row.rowNumber, fields, column: (k) => row.column(`customer.${k}`) });
     }
-    await upsertCustomers(db, s, items, write, state, out);
+    await upsertCustomers(db, s, items, write, out);
     return out;
   },
 };

@@ -56,17 +56,16 @@ export interface BatchOutcome {
   notes: Notes;
 }
 
-/** Memory a handler keeps across the batches of one pass (a dry run remembers what it would have created). */
-export type PassState = Map<string, unknown>;
-
 export interface ImportHandler {
   /** rows with the same non-null key that follow each other form one record (an order's lines) */
   groupKey(row: MappedRow): string | null;
   /**
-   * One batch. `write` false is the dry run: read what exists, check, count, write nothing. `write` true runs
-   * inside the batch's transaction together with the checkpoint, so a crash replays the whole batch or none of it.
+   * One batch, inside the batch's transaction together with the checkpoint (a commit) or the counters (a dry run),
+   * so a crash replays the whole batch or none of it. `write` false is the dry run: read what exists, check, count,
+   * write nothing but its planned keys (import.planned.ts). A handler keeps nothing in memory between batches:
+   * what earlier batches did is in the database, so the worker's memory does not grow with the file.
    */
-  runBatch(db: Tx, s: ImportSettings, groups: MappedRow[][], write: boolean, state: PassState): Promise<BatchOutcome>;
+  runBatch(db: Tx, s: ImportSettings, groups: MappedRow[][], write: boolean): Promise<BatchOutcome>;
 }
 
 export function emptyOutcome(): BatchOutcome {

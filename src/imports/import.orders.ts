@@ -11,7 +11,8 @@ import { derivePaymentStatus } from "../orders/payment-status";
 import type { Address } from "../shared/address";
 import type { Tx } from "../shared/context";
 import { type CustomerFields, parseCustomerFields, upsertCustomers } from "./import.customers";
-import { type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type MappedRow, type Notes, type PassState, type RowError } from "./import.handler";
+import { type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type MappedRow, type Notes, type RowError } from "./import.handler";
+import { type PlannedKey, plannedKeys, planKeys } from "./import.planned";
 import { registerUndoStep } from "./import.undo";
 import { parseDate, parseEmail, parseInteger, parseMoney, text } from "./import.values";
 
@@ -344,11 +345,9 @@ interface Plan {
 type Found = {
   id: string;
   externalId: string | null;
-  importId: string | null;
   status: string;
   paymentStatus: string;
   currency: string;
-  completedAt: Date | null;
   _count: { lineItems: number; payments: number; fulfillments: number; returns: number };
   fulfillments: { id: string }[];
 };
@@ -361,12 +360,11 @@ function note(notes: Notes, key: string, count: number, sample: string) {
 
 export const orderHandler: ImportHandler = {
   groupKey: orderNumber,
-  async runBatch(db, s, groups, write, state) {
+  async runBatch(db, s, groups, write) {
     const out = emptyOutcome();
-    const planned = (state.get("orders.planned") as Map<string, Known> | undefined) ?? new Map<string, Known>();
-    state.set("orders.planned", planned);
 
-    // one lookup for the batch's order numbers, one for which of them this import already wrote
+    // one lookup for the batch's order numbers, one for which of them this import already wrote (a commit: they
+    // are in the database) or would have written (a dry run: its planned keys)
     const numbers = [...new Set(groups.map((g) => orderNumber(g[0]!)).filter((n): n is string => !!n))];
     const found: Found[] = numbers.length
       ? await db.order.findMany({
@@ -374,22 +372,36 @@ export const orderHandler: ImportHandler = {
           select: {
             id: true,
             externalId: true,
-            importId: true,
             status: true,
             paymentStatus: true,
             currency: true,
-            completedAt: true,
             _count: { select: { lineItems: true, payments: true, fulfillments: true, returns: true } },
             fulfillments: { select: { id: true }, orderBy: { createdAt: "asc" }, take: 1 },
           },
         })
       : [];
     const byNumber = new Map(found.map((f) => [f.externalId!, f]));
+    // the orders this commit wrote in earlier batches (or before a crash), and the fulfillments it gave them
     const ours = new Set(
-      found.length
-        ? (await db.importRecord.findMany({ where: { importId: s.importId, entityType: "order", entityId: { in: found.map((f) => f.id) } }, select: { entityId: true } })).map((r) => r.entityId)
+      write && found.length
+        ? (
+            await db.importRecord.findMany({
+              where: { importId: s.importId, entityType: { in: ["order", "fulfillment"] }, entityId: { in: found.flatMap((f) => [f.id, ...f.fulfillments.map((x) => x.id)]) } },
+              select: { entityId: true },
+            })
+          ).map((r) => r.entityId)
         : [],
     );
+    const planned = write ? new Map<string, PlannedKey>() : await plannedKeys(db, s.importId, numbers.map((n) => `o:${n}`));
+    const earlierOrder = (number: string, f: Found | undefined): Known | undefined => {
+      if (!write) {
+        const p = planned.get(`o:${number}`);
+        return p && { id: "", currency: p.ref, lineCount: 0, fulfillmentId: null };
+      }
+      if (!f || !ours.has(f.id)) return undefined;
+      const fulfillment = f.fulfillments[0];
+      return { id: f.id, currency: f.currency, lineCount: f._count.lineItems, fulfillmentId: fulfillment && ours.has(fulfillment.id) ? fulfillment.id : null };
+    };
 
     const plans = new Map<string, Plan>(); // by order number: orders created or rewritten in this batch
     const appendTo = new Map<string, { known: Known; lines: Line[] }>(); // orders written in earlier batches
@@ -412,7 +424,7 @@ export const orderHandler: ImportHandler = {
       }
       const inBatch = plans.get(number);
       const f = byNumber.get(number);
-      const earlier = planned.get(number) ?? (f && ours.has(f.id) ? { id: f.id, currency: f.currency, lineCount: f._count.lineItems, fulfillmentId: f.importId === s.importId && (f.status === "fulfilled" || f.completedAt) ? (f.fulfillments[0]?.id ?? null) : null } : undefined);
+      const earlier = earlierOrder(number, f);
       if (inBatch || earlier) {
         // rows of an order this import already wrote (not next to its first rows): their lines are appended
         const currency = inBatch ? inBatch.parsed.currency : earlier!.currency;
@@ -453,7 +465,7 @@ export const orderHandler: ImportHandler = {
       out.skipped += group.length - 1;
     }
 
-    await resolveCustomers(db, s, [...plans.values()], write, state, out);
+    await resolveCustomers(db, s, [...plans.values()], write, out);
 
     // totals, and what each order gets: a payment when paid, a fulfillment when fulfilled
     const orderRows: Prisma.OrderCreateManyInput[] = [];
@@ -486,7 +498,6 @@ export const orderHandler: ImportHandler = {
         completedAt: status === "fulfilled" || (status === "closed" && fulfilled) ? p.date : null,
       };
       const paymentStatus = hasPayments ? existing!.paymentStatus : p.statuses.payment;
-      planned.set(p.number, { id: plan.id, currency: p.currency, lineCount: keepLines ? existing!._count.lineItems : p.lines.length, fulfillmentId });
       if (!write) continue;
       const fields = {
         customerId: plan.customerId,
@@ -575,7 +586,10 @@ export const orderHandler: ImportHandler = {
       }
       if (add) totalsAdd.push({ id: known.id, add });
     }
-    if (!write) return out;
+    if (!write) {
+      await planKeys(db, s.importId, new Map([...plans.values()].map((p) => [`o:${p.parsed.number}`, { ref: p.parsed.currency, ext: null }])));
+      return out;
+    }
 
     if (orderRows.length) await db.order.createMany({ data: orderRows });
     if (rewrites.length) await rewriteOrders(db, rewrites, s.now);
@@ -635,7 +649,7 @@ async function rewriteOrders(db: Tx, rows: Record<string, unknown>[], now: Date)
  * Customers of the batch's orders: found by email (one query); missing ones created from the order's contact
  * details when the mapping says createMissingCustomers (a `customers_created` note, not a row count).
  */
-async function resolveCustomers(db: Tx, s: ImportSettings, plans: Plan[], write: boolean, state: PassState, out: BatchOutcome) {
+async function resolveCustomers(db: Tx, s: ImportSettings, plans: Plan[], write: boolean, out: BatchOutcome) {
   const wanted = plans.filter((p) => p.parsed.email && !p.parsed.guest);
   const emails = [...new Set(wanted.map((p) => p.parsed.email!))];
   if (!emails.length) return;
@@ -651,7 +665,7 @@ async function resolveCustomers(db: Tx, s: ImportSettings, plans: Plan[], write:
       items.push({ rowNumber: p.parsed.rowNumber, fields: p.parsed.customer, column: () => null });
     }
     if (items.length) {
-      const ids = await upsertCustomers(db, s, items, write, state, out, { countRows: false });
+      const ids = await upsertCustomers(db, s, items, write, out, { countRows: false });
       for (const item of items) {
         const id = ids.get(item.rowNumber);
         if (id) byEmail.set(item.fields.email!, id);
@@ -708,8 +722,10 @@ registerUndoStep("order", async (tx, imp, ids) => {
   }
   const deleted = ids.filter((id) => !keep.has(id));
   if (deleted.length) await tx.order.deleteMany({ where: { id: { in: deleted }, applicationId: imp.applicationId, environmentId: imp.environmentId } });
-  // a kept order lost the import's payment: its paymentStatus is rolled up again from what it still has
-  const paid = orders.filter((o) => keep.has(o.id) && o._count.payments);
+  // a kept order lost the import's payment: its paymentStatus is rolled up again from what it still has. The import
+  // wrote a payment exactly for the orders it marked captured, so those are rolled up even with no payment left
+  // (else they would still say captured); a status the file gave without a payment (refunded, authorized…) stays.
+  const paid = orders.filter((o) => keep.has(o.id) && (o._count.payments || o.paymentStatus === "captured"));
   if (paid.length) {
     const payments = await tx.payment.findMany({ where: { orderId: { in: paid.map((o) => o.id) } }, select: { orderId: true, status: true, capturedAmount: true, refundedAmount: true, disputed: true } });
     for (const o of paid) {

@@ -3,7 +3,8 @@
 // database's clock); a killed worker's lease lapses and the next worker resumes. A commit writes each batch of
 // rows (IMPORT_BATCH_ROWS, 500 by default, never splitting one order's rows) in one transaction with its
 // checkpoint, so a resumed commit starts after the last finished batch and ends with the same rows as a commit
-// that was never interrupted. The dry run reads and checks the same way but writes only its report.
+// that was never interrupted. The dry run reads and checks the same way but writes only its report (and, while it
+// runs, the planned keys that stand in for what it would have created; import.planned.ts).
 import { randomUUID } from "node:crypto";
 import type { Import } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
@@ -11,15 +12,14 @@ import { type Deps, makeCtx, type Tx, withTx } from "../shared/context";
 import { customerHandler } from "./import.customers";
 import type { ImportEntity } from "./import.fields";
 import { type BulkColumn, bulkInsert } from "../shared/bulk-insert";
-import { type BatchOutcome, type ImportHandler, type RecordRow, type ImportSettings, type MappedRow, type Notes, type PassState, type RowError } from "./import.handler";
+import { type BatchOutcome, type ImportHandler, type RecordRow, type ImportSettings, type MappedRow, type Notes, type RowError } from "./import.handler";
+import { forgetPlanned } from "./import.planned";
 import { openRows, type SourceRow } from "./import.rows";
 import { orderHandler } from "./import.orders";
 import { runUndo } from "./import.undo";
 
 /** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
 export const MAX_ERROR_ROWS = 10_000;
-/** CSV/TSV row limit (Excel files are held to 65,536 by the reader). */
-export const MAX_ROWS = 500_000;
 
 const HANDLERS: Partial<Record<ImportEntity, ImportHandler>> = { customer: customerHandler };
 export function registerImportHandler(entity: ImportEntity, handler: ImportHandler) {
@@ -161,10 +161,11 @@ async function runPass(deps: Deps, claimed: Import, owner: string) {
     if (e instanceof LeaseLost) return; // another worker (or a verb) has it now
     const reason = e instanceof Error ? e.message : String(e);
     if (deps.config.LOG_LEVEL !== "silent") console.error(`[imports] ${mode} of ${claimed.id} failed: ${reason}`);
-    await deps.prisma.import.updateMany({
+    const n = await deps.prisma.import.updateMany({
       where: { id: claimed.id, leaseOwner: owner, status: claimed.status },
       data: { status: "failed", failureReason: reason.slice(0, 1000), leaseOwner: null, leaseUntil: null, updatedAt: deps.clock.now() },
     });
+    if (n.count === 1 && mode === "validate") await forgetPlanned(deps.prisma, claimed.id).catch(() => undefined);
   }
 }
 
@@ -178,6 +179,7 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
   let imp = claimed;
   if (fresh) {
     await deps.prisma.importError.deleteMany({ where: { importId: imp.id } });
+    await forgetPlanned(deps.prisma, imp.id);
     imp = await deps.prisma.import.update({
       where: { id: imp.id },
       data: { rowsProcessed: 0, rowsCreated: 0, rowsUpdated: 0, rowsSkipped: 0, rowsFailed: 0, errorSummary: {}, checkpointRow: 0, failureReason: null, ...(write ? {} : { rowsTotal: null }) },
@@ -186,7 +188,6 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
   const summary: Summary = fresh ? {} : ((imp.errorSummary as Summary) ?? {});
   let errorRows = fresh ? 0 : (await deps.prisma.importError.groupBy({ by: ["rowNumber"], where: { importId: imp.id } })).length;
   const counters = { rowsProcessed: imp.rowsProcessed, rowsCreated: imp.rowsCreated, rowsUpdated: imp.rowsUpdated, rowsSkipped: imp.rowsSkipped, rowsFailed: imp.rowsFailed };
-  const state: PassState = new Map();
   const index = fieldIndex(imp);
   const fromRow = write ? imp.checkpointRow + 1 : 2;
   const batchRows = deps.config.IMPORT_BATCH_ROWS;
@@ -194,11 +195,13 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
   for await (const groups of batches(openRows(deps.config, imp, Math.max(2, fromRow)), handler, index, batchRows)) {
     const rowsIn = groups.reduce((n, g) => n + g.length, 0);
     const lastRow = groups.at(-1)!.at(-1)!.rowNumber;
-    if (counters.rowsProcessed + rowsIn > MAX_ROWS) throw new Error(`The file has more than ${MAX_ROWS.toLocaleString("en-US")} data rows (the limit for one import)`);
+    // the CSV/TSV row limit (Excel files are held to 65,536 by the reader); the count is known only as the file is read
+    const maxRows = deps.config.IMPORT_MAX_ROWS;
+    if (counters.rowsProcessed + rowsIn > maxRows) throw new Error(`The file has more than ${maxRows.toLocaleString("en-US")} data rows (the limit for one import); split it into several imports`);
     const now = deps.clock.now();
     const s = settingsOf(imp, app.currency, now);
     const apply = async (tx: Tx) => {
-      const out: BatchOutcome = await handler.runBatch(tx, s, groups, write, state);
+      const out: BatchOutcome = await handler.runBatch(tx, s, groups, write);
       if (write) await bulkInsert(tx, "ImportRecord", recordColumns(imp.id, now), out.records, { onConflictDoNothing: true });
       // keep the report of the first MAX_ERROR_ROWS failing rows; the counts and summary keep everything
       const keep: RowError[] = [];
@@ -228,7 +231,9 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
       await renewLease(tx, deps, imp, owner);
       return { next, nextSummary, kept: rowsSeen.size };
     };
-    const r = write ? await deps.prisma.$transaction((tx) => apply(tx), { timeout: 120_000, maxWait: 30_000 }) : await apply(deps.prisma as unknown as Tx);
+    // a dry run's batch is a transaction too: its planned keys land with its counters, or not at all when the
+    // lease was lost (a worker that lost the import must not leave keys in the pass that replaced it)
+    const r = await deps.prisma.$transaction((tx) => apply(tx), { timeout: 120_000, maxWait: 30_000 });
     Object.assign(counters, r.next);
     for (const k of Object.keys(summary)) delete summary[k];
     Object.assign(summary, r.nextSummary);
@@ -246,6 +251,7 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
         : { status: "validated", dryRunAt: now, lastPassMode: "validate", rowsTotal: counters.rowsProcessed, leaseOwner: null, leaseUntil: null, updatedAt: now },
     });
     if (n.count !== 1) throw new LeaseLost();
+    if (!write) await forgetPlanned(ctx.db, imp.id); // the dry run leaves no row behind
     await recordEvent(ctx, await tenantOf(ctx, imp), "import.completed", { importId: imp.id, mode, entityType: imp.entityType, ...counters });
   });
   deps.hub.importChanged(imp.id);

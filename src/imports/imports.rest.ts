@@ -9,10 +9,10 @@ export function importsRouter() {
   r.get("/imports/:id", async (req, res) => ok(res, await getImport(ctxOf(req), req.params.id)));
   r.post("/imports/:id/inspect", async (req, res) => ok(res, await inspectImport(ctxOf(req), req.params.id, req.body ?? {})));
   r.patch("/imports/:id/mapping", async (req, res) => ok(res, await saveImportMapping(ctxOf(req), req.params.id, req.body)));
-  r.post("/imports/:id/validate", async (req, res) => ok(res, await validateImport(ctxOf(req), req.params.id), 202));
-  r.post("/imports/:id/commit", async (req, res) => ok(res, await commitImport(ctxOf(req), req.params.id), 202));
-  r.post("/imports/:id/undo", async (req, res) => ok(res, await undoImport(ctxOf(req), req.params.id), 202));
-  r.get("/imports/:id/errors", async (req, res) => ok(res, await getImportErrors(ctxOf(req), req.params.id)));
+  r.post("/imports/:id/validate", async (req, res) => ok(res, await validateImport(ctxOf(req), req.params.id, req.body), 202));
+  r.post("/imports/:id/commit", async (req, res) => ok(res, await commitImport(ctxOf(req), req.params.id, req.body), 202));
+  r.post("/imports/:id/undo", async (req, res) => ok(res, await undoImport(ctxOf(req), req.params.id, req.body), 202));
+  r.get("/imports/:id/errors", async (req, res) => ok(res, await getImportErrors(ctxOf(req), req.params.id, req.query)));
   return r;
 }
 

@@ -25,7 +25,6 @@ import { importTopic } from "../events/hub";
 export const UPLOAD_TTL_SECONDS = 3600;
 /** CSV or TSV: 500 MB (commerce limits). */
 export const CSV_MAX_BYTES = 500 * 1024 * 1024;
-export const CSV_MAX_ROWS = 500_000;
 /** .xlsx: 10 MB; .xls: 25 MB (commerce limits; 65,536 data rows either way, see import.excel.ts). */
 export const XLSX_MAX_BYTES = 10 * 1024 * 1024;
 export const XLS_MAX_BYTES = 25 * 1024 * 1024;
@@ -61,6 +60,11 @@ export const createImportInput = z.strictObject({
 export const inspectImportInput = z.strictObject({
   sheetName: z.string().min(1).max(200).optional().meta({ description: "Excel only: the sheet to read (default: the one chosen before, else the first)" }),
 });
+
+/** validate, commit and undo take no body: none, or `{}`; any field is unknown, so 422 (decisions.md part 1). */
+export const passInput = z.strictObject({});
+/** GET /imports/{id}/errors takes no query parameters: an unknown one is 422, like an unknown body field. */
+const errorsQuery = z.strictObject({});
 
 export const mappingInput = z.strictObject({
   columns: z.record(z.string().min(1).max(500), z.string().min(1).max(100).nullable()),
@@ -193,10 +197,26 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
     if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", 400, "The upload was interrupted; nothing was stored");
     throw e;
   }
-  // a new file makes the earlier inspection and mapping checks stale: headers are read again at inspect
+  // Everything read from the file before is now about another file: its dialect, headers and sheet, the mapping
+  // checked against those headers, and any dry run. They are forgotten, so validate waits for a new inspect and a
+  // new mapping instead of reading the new file with the old file's settings. The status stays (created or
+  // mapping): nothing moves forward, and an inspect that raced this upload is simply asked for again.
   const { count } = await deps.prisma.import.updateMany({
     where: { id: imp.id, status: { in: ["created", "mapping"] } },
-    data: { uploadedBytes: bytes, uploadedAt: deps.clock.now(), updatedAt: deps.clock.now() },
+    data: {
+      uploadedBytes: bytes,
+      uploadedAt: deps.clock.now(),
+      updatedAt: deps.clock.now(),
+      dialect: Prisma.DbNull,
+      headers: Prisma.DbNull,
+      sheetName: null,
+      columns: Prisma.DbNull,
+      dateOrder: null,
+      emptyPaymentPolicy: null,
+      guestSentinels: [],
+      createMissingCustomers: false,
+      dryRunAt: null,
+    },
   });
   if (count !== 1) throw new DomainError("conflict", 409, "The import changed while the file was uploading; retry");
   return { importId: imp.id, fileKey: imp.fileKey, bytes };
@@ -210,7 +230,7 @@ const isSheetRefusal = (e: unknown) => e instanceof DomainError && (e.details?.i
 
 /**
  * An Excel file's sheets and the chosen sheet's headers and sample. The sheet is the one asked for; else the one
- * chosen at an earlier inspect when the (possibly re-uploaded) workbook still has it; else the first.
+ * chosen at an earlier inspect of this file; else the first (a new upload forgets the chosen sheet).
  */
 async function inspectExcel(buf: Buffer, format: "xlsx" | "xls", asked: string | undefined, saved: string | null): Promise<Found> {
   let read;
@@ -325,15 +345,22 @@ const REQUIRED_FIELDS: Record<ImportEntity, { anyOf: string[] }[]> = {
   order: [{ anyOf: ["order.externalId"] }, { anyOf: ["order.date"] }],
 };
 
-export async function validateImport(ctx: Ctx, id: string): Promise<ImportView> {
+export async function validateImport(ctx: Ctx, id: string, input: unknown = {}): Promise<ImportView> {
   requireScope(ctx, "imports:write");
+  parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
   if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", 409, "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
+  // the mapping names headers: the dry run reads the file through them and the dialect inspect found
+  if (!imp.headers) throw new DomainError("invalid_import_state", 409, "Inspect the uploaded file (POST /imports/{id}/inspect) before the dry run");
   const mapped = new Set(Object.values(imp.columns as Record<string, string>));
   const missing = REQUIRED_FIELDS[imp.entityType as ImportEntity]
     .filter((r) => !r.anyOf.some((f) => mapped.has(f)))
     .map((r) => ({ path: ["columns"], message: `map a column to ${r.anyOf.join(" or ")}` }));
   if (missing.length) throw errors.validation(missing);
+  // a mapping saved before the inspect may name headers the file does not have: they would read as empty cells
+  const headers = new Set(imp.headers as string[]);
+  const absent = Object.keys(imp.columns as Record<string, string>).filter((h) => !headers.has(h));
+  if (absent.length) throw errors.validation(absent.map((h) => ({ path: ["columns", h], message: "is not a header of the file; save the mapping again" })));
   if (imp.status === "failed" && imp.lastPassMode !== "validate") {
     throw new DomainError("invalid_import_state", 409, `A ${imp.lastPassMode} has started writing rows: commit again to resume, or undo`);
   }
@@ -343,8 +370,9 @@ export async function validateImport(ctx: Ctx, id: string): Promise<ImportView> 
   return importView(moved);
 }
 
-export async function commitImport(ctx: Ctx, id: string): Promise<ImportView> {
+export async function commitImport(ctx: Ctx, id: string, input: unknown = {}): Promise<ImportView> {
   requireScope(ctx, "imports:write");
+  parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
   if (imp.status === "committing") throw new DomainError("invalid_import_state", 409, "The commit is already running");
   if (!imp.dryRunAt || (imp.status !== "validated" && imp.status !== "failed")) {
@@ -360,8 +388,9 @@ export async function commitImport(ctx: Ctx, id: string): Promise<ImportView> {
   return importView(moved);
 }
 
-export async function undoImport(ctx: Ctx, id: string): Promise<ImportView> {
+export async function undoImport(ctx: Ctx, id: string, input: unknown = {}): Promise<ImportView> {
   requireScope(ctx, "imports:write");
+  parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
   const undoable = imp.status === "completed" || (imp.status === "failed" && (imp.lastPassMode === "commit" || imp.lastPassMode === "undo"));
   if (!undoable) {
@@ -382,8 +411,9 @@ export async function undoImport(ctx: Ctx, id: string): Promise<ImportView> {
 
 export const ERROR_REPORT_ROWS = MAX_ERROR_ROWS;
 
-export async function getImportErrors(ctx: Ctx, id: string) {
+export async function getImportErrors(ctx: Ctx, id: string, query: unknown = {}) {
   requireScope(ctx, "imports:read");
+  parseInput(errorsQuery, query ?? {}, ["query"]);
   const imp = await findImport(ctx, id);
   const rows = await ctx.db.importError.findMany({
     where: { importId: imp.id },

@@ -122,6 +122,12 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
   };
 }
 
+/**
+ * `test` when a PostgreSQL server answers (test/global-setup.ts checked), else `test.skip`: for tests that need the
+ * real server (a second process on the same database), so Jest reports them skipped, never passed, without one.
+ */
+export const pgTest: jest.It = process.env.Q2C_TEST_PG_REACHABLE === "1" ? test : test.skip;
+
 /** For files that need the real PostgreSQL: prints why they are skipped when no server answers. */
 export function skipReason(kind: string) {
   return `skipped: ${kind} needs a reachable PostgreSQL (set DATABASE_URL or run one on 127.0.0.1:5432)`;
