@@ -5,7 +5,7 @@ CREATE TABLE "ImportPlannedKey" (
     "ref" TEXT NOT NULL,
     "ext" TEXT,
 
-    CONSTRAINT "ImportPlannedKey_pkey" PRIMARY KEY ("key","importId")
+    CONSTRAINT "ImportPlannedKey_pkey" PRIMARY KEY ("importId","key")
 );
 
 -- AddForeignKey
