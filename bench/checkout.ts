@@ -6,7 +6,8 @@
 // On PostgreSQL the same driver then runs the bare reference (bench/bare-checkout.ts: node:http + pg, same schema and
 // database, its own pool of 20) through the same phases and prints its figures and the ratio ours/bare (BENCH_BARE=0 skips it).
 // Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log,
-//        BENCH_RATE_LIMITS=off to run without the rate limiter.
+//        BENCH_RATE_LIMITS=off to run without the rate limiter, BENCH_PRINCIPAL_CACHE=off to look every API key up
+//        (the default is the principal cache, as `npm start` runs).
 // Phases: warm-up; (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
 // (3) PostgreSQL only: 20 more sequential scenarios with the SQL statement counter read around every request.
 // Statements are counted by wrapping `query` on every pg client the pool connects (installed before the pool's
@@ -28,6 +29,7 @@ import { type Deps, makeCtx } from "../src/shared/context";
 import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
 import { Pool } from "pg";
 import { startBare } from "./bare-checkout";
+import { PrincipalCache } from "../src/platform/principal-cache";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
@@ -138,6 +140,13 @@ async function main() {
   const hub = new EventHub();
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
   const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub, limits };
+  // As `npm start` runs it (src/runtime.ts): API keys resolve from the principal cache, invalidated across processes
+  // by LISTEN/NOTIFY on PostgreSQL. BENCH_PRINCIPAL_CACHE=off looks every key up (one statement per keyed request).
+  const principalCache = process.env.BENCH_PRINCIPAL_CACHE !== "off" && config.PRINCIPAL_CACHE_TTL_MS > 0;
+  if (principalCache) {
+    deps.principals = new PrincipalCache(config.PRINCIPAL_CACHE_TTL_MS, db.kind === "pg" ? created?.url : undefined);
+    await deps.principals.start();
+  }
   const app = buildApp(deps, db);
   let connections = 0;
   app.server.on("connection", () => connections++);
@@ -277,6 +286,7 @@ async function main() {
   console.log(`machine: ${cpus.length} cores (${cpus[0]?.model}), ${Math.round(os.totalmem() / 2 ** 30)} GB, node ${process.version}, ${os.type()} ${os.release()}`);
   console.log(`database: ${db.kind === "pg" ? `PostgreSQL ${serverVersion} (pool max 20)` : serverVersion}; load average 1 min at start ${fmt(load0[0], 2)}, after the timed phases ${fmt(load1[0], 2)}`);
   console.log(`code: ${codeVersion()}`);
+  console.log(`API keys: ${deps.principals ? `principal cache (hits ${deps.principals.hits}, misses ${deps.principals.misses})` : "looked up on every request (BENCH_PRINCIPAL_CACHE=off)"}; rate limiter ${config.RATE_LIMITS}`);
   console.log(`scenario: POST /carts, 3 x POST /carts/{id}/items, POST /checkout/sessions, POST /checkout-sessions/{id}/complete (card, tok_visa); warm-up ${WARMUP}, ${ITERATIONS} per phase`);
   console.log("");
   console.log("| phase | checkouts | wall s | orders/s | scenario p50 ms | scenario p99 ms | complete p50 ms | complete p99 ms |");
@@ -382,6 +392,7 @@ async function main() {
   await app.close();
   await hub.close();
   await limits.close();
+  await deps.principals?.close();
   await db.close();
   // pool.end() resolves before the idle sockets are closed; let them go before DROP DATABASE ... WITH (FORCE).
   await new Promise((r) => setTimeout(r, 250));
