@@ -300,6 +300,32 @@ describe("manual payments and order refunds", () => {
     expect([refused.status, refused.body.error.code]).toEqual([422, "invalid_order_state"]);
   });
 
+  test("a recorded payment refunded on its own (POST /payments/{id}/refund, refundPayment): out of band, in the ledger, never a 500", async () => {
+    const o = await draft([{ name: "Widget", unitPrice: 1000, quantity: 3 }]);
+    const rec = await api("POST", `orders/${o.id}/payments/record`, { key, body: { amount: o.total, method: "bank_transfer", reference: "WIRE-9" } });
+    expect(rec.status).toBe(201);
+    const pid = rec.body.data.id;
+    const part = await api("POST", `payments/${pid}/refund`, { key, body: { amount: 1000 } });
+    expect([part.status, part.body.data?.status, part.body.data?.refundedAmount]).toEqual([200, "partially_refunded", 1000]);
+    // the same over GraphQL
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({ query: "mutation($id: ID!) { refundPayment(id: $id, amount: 500) { id status refundedAmount } }", variables: { id: pid } }),
+    });
+    const gql = await res.json();
+    expect([res.status, gql.errors ?? null, gql.data?.refundPayment]).toEqual([200, null, { id: pid, status: "partially_refunded", refundedAmount: 1500 }]);
+    const rest = await api("POST", `payments/${pid}/refund`, { key, body: {} });
+    expect([rest.status, rest.body.data?.status, rest.body.data?.refundedAmount]).toEqual([200, "refunded", o.total]);
+    const ledger = await t.deps.prisma.transaction.findMany({ where: { paymentId: pid, type: "refund" }, orderBy: { createdAt: "asc" } });
+    expect(ledger.map((x) => [x.status, x.amount, x.processorReference?.startsWith("manual_refund_")])).toEqual([
+      ["succeeded", 1000, true],
+      ["succeeded", 500, true],
+      ["succeeded", o.total - 1500, true],
+    ]);
+    expect((await api("GET", `orders/${o.id}`, { key })).body.data).toMatchObject({ paymentStatus: "refunded", refundedAmount: o.total });
+  });
+
   test("order refund spreads newest capture first; refund_amount_exceeds_balance; refund_already_in_progress", async () => {
     const o = await draft([{ name: "Widget", unitPrice: 1000, quantity: 3 }]);
     const first = await api("POST", `orders/${o.id}/payments/record`, { key, body: { amount: 1000, method: "cash" } });

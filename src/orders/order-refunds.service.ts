@@ -2,12 +2,11 @@
 // the captured payments newest capture first and claimed on the rows (Payment.refundingAmount, the claim that
 // POST /payments/{id}/refund makes) before any money moves, so a concurrent refund gets 409
 // refund_already_in_progress and the refunded total can never pass what was captured.
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { movePayment, type PaymentStatus } from "../payments/payment.machine";
-import { processorFor } from "../payments/processor";
+import { refundAtProcessor } from "../payments/processor";
 import { requireScope } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
@@ -31,16 +30,6 @@ export async function refundOrder(ctx: Ctx, id: string, body: unknown) {
 }
 
 const REFUNDABLE = ["captured", "partially_refunded"];
-
-/** Recorded (manual) payments are refunded out of band: the ledger records it, no processor is asked. */
-async function askRefund(p: Payment, amount: number) {
-  if (p.processor === "manual") return { ok: true, reference: `manual_refund_${randomUUID()}` };
-  try {
-    return await processorFor(p.processor).refund(p.processorPaymentId ?? "", amount);
-  } catch {
-    return { ok: false, reference: "", errorCode: "refund_failed" };
-  }
-}
 
 export async function refundCaptured(ctx: Ctx, orderId: string, input: { amount?: number; reason?: string }): Promise<RefundOutcome[]> {
   // 1. The claim, under the order's lock: one statement claims every row of the plan, or nothing is claimed.
@@ -75,7 +64,7 @@ export async function refundCaptured(ctx: Ctx, orderId: string, input: { amount?
   });
 
   // 2. The processor, outside any transaction.
-  const answers = await Promise.all(plan.map((r) => askRefund(r.payment, r.amount)));
+  const answers = await Promise.all(plan.map((r) => refundAtProcessor(r.payment, r.amount)));
 
   // 3. Every outcome in one transaction; any failure there releases the claims.
   try {

@@ -14,7 +14,7 @@ import { MAX_AMOUNT, positiveAmount } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { nextInvoiceNumber, queueInvoiceEmail } from "./invoice-issue";
 import { movePayment, type PaymentStatus } from "./payment.machine";
-import { type ChargeResult, processorFor } from "./processor";
+import { type ChargeResult, processorFor, refundAtProcessor } from "./processor";
 
 export function paymentView(p: Payment) {
   return {
@@ -209,7 +209,7 @@ export async function refundPaymentAmount(ctx: Ctx, id: string, amountAsked?: nu
     throw new DomainError("refund_not_allowed", 422, `At most ${now.capturedAmount - now.refundedAmount} can be refunded`, { refundable: now.capturedAmount - now.refundedAmount, status: now.status });
   }
   try {
-    const res = await processorFor(p.processor).refund(p.processorPaymentId ?? "", amount);
+    const res = await refundAtProcessor(p, amount);
     const updated = await withTx(ctx, async (tx) => {
       const cur = await tx.db.payment.findUniqueOrThrow({ where: { id: p.id } });
       if (!res.ok) {

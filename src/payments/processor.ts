@@ -65,6 +65,20 @@ export const testProcessor: Processor = {
 
 const PROCESSORS: Record<string, Processor> = { test: testProcessor };
 
+/**
+ * A refund of a payment: recorded (manual) payments, and imported ones, took their money outside any processor, so
+ * it goes back the same way: the ledger records the refund, no processor is asked. A processor that throws is a
+ * refused refund (the caller releases its claim), not a 500.
+ */
+export async function refundAtProcessor(p: { processor: string; processorPaymentId: string | null }, amount: number): Promise<{ ok: boolean; reference: string; errorCode?: string }> {
+  if (p.processor === "manual") return { ok: true, reference: `manual_refund_${randomUUID()}` };
+  try {
+    return await processorFor(p.processor).refund(p.processorPaymentId ?? "", amount);
+  } catch {
+    return { ok: false, reference: "", errorCode: "refund_failed" };
+  }
+}
+
 export function processorFor(name: string): Processor {
   const p = PROCESSORS[name];
   if (!p) throw new Error(`no processor "${name}"`);
