@@ -5,6 +5,7 @@
 // delivery routes, reinstall and reactivation after a suspension, the 401/403 alert raised once per streak, the
 // extension.ping schedule (2 minutes after start, every 6 hours) and the install-time ping (delivery rule 6), and one
 // walk through the real routes from creating an extension to its session token being refused after a suspension.
+import { until as untilDefault } from "./helpers/until";
 import { startAgenda } from "../jobs/agenda";
 import { findJob } from "../jobs/registry";
 import { PING_AFTER_DEPLOY_MS, PING_JOB, probeInstallations, scheduleDeployProbe } from "../src/extensions/install-health.service";
@@ -41,15 +42,7 @@ afterAll(async () => {
 });
 beforeEach(() => receiver.setResponder(() => ({ status: 200, body: "ok" })));
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - start > ms) throw new Error(`condition not met in ${ms} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000) => untilDefault(fn, ok, ms);
 const at = (p: string) => receiver.received.filter((r) => r.path === p);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const merchant = (token = demo.dashboardToken, env = sandbox): Cred => ({ token, headers: installHeaders(demo.applicationId, env) });

@@ -1,6 +1,7 @@
 // The extension platform's server side: manifests (rules 1-2), immutable versions and publishing, installs and
 // reinstalls, the install callback (rule 6) verified with jose against the JWKS, client credentials (rules 3-5),
 // installation keys and secrets, uninstall, suspension, environment isolation (property test) and uploads.
+import { until } from "./helpers/until";
 import fc from "fast-check";
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify } from "jose";
 import Stripe from "stripe";
@@ -45,15 +46,6 @@ beforeEach(() => {
   tls.setResponder(() => 200);
 });
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - start > ms) throw new Error(`condition not met in ${ms} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const at = (p: string) => receiver.received.filter((r) => r.path === p);
 let n = 0;
 /** A published webhook extension whose endpoint is `/<path>` on the receiver. */

@@ -1,5 +1,6 @@
 // Webhook endpoints, their deliveries and the event catalog over GraphQL: the same services and views as REST,
 // the signing secret shown once, the same codes in extensions.code.
+import { until } from "./helpers/until";
 import Stripe from "stripe";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startWithDemo, type TestApp } from "./helpers/app";
@@ -39,15 +40,6 @@ afterAll(async () => {
 const key = () => ({ key: demo.apiKey });
 const UNKNOWN = "00000000-0000-4000-8000-000000000000";
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - start > ms) throw new Error(`condition not met in ${ms} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function createEndpoint(path: string, enabledEvents = ["order.created"]) {
   const r = await gql(CreateWebhookEndpointDocument, { url: `${receiver.url}${path}`, enabledEvents }, key());

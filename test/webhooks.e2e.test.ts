@@ -1,5 +1,6 @@
 // Webhook endpoints and delivery: Stripe-verifiable signatures, rotation windows, retries, dead letters,
 // replay, alerts, URL and scope rules, event reads gated by scope.
+import { until } from "./helpers/until";
 import Stripe from "stripe";
 import { EVENT_TYPES } from "../src/events/catalog";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
@@ -43,15 +44,6 @@ async function deliveries(endpointId: string) {
   const r = await api("GET", `webhook-endpoints/${endpointId}/deliveries?limit=100`, { key: demo.apiKey });
   expect(r.status).toBe(200);
   return r.body.data as any[];
-}
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() - start > ms) throw new Error(`condition not met in ${ms} ms: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 test("create returns the whsec_ secret once; list and read never show it", async () => {
