@@ -6,6 +6,8 @@
 // On PostgreSQL the same driver then runs the bare reference (bench/bare-checkout.ts: node:http + pg, same schema and
 // database, its own pool of 20) through the same phases and prints its figures and the ratio ours/bare (BENCH_BARE=0 skips it).
 // Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log,
+//        BENCH_ROUNDS (3) and BENCH_ROUND_ITERATIONS (60): after both have run, ours and bare alternate in short phases
+//        (ours, bare, bare, ours per round) and the median ratio is printed (BENCH_ROUNDS=0 skips it),
 //        BENCH_RATE_LIMITS=off to run without the rate limiter, BENCH_PRINCIPAL_CACHE=off to look every API key up
 //        (the default is the principal cache, as `npm start` runs).
 // Phases: warm-up; (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
@@ -16,6 +18,7 @@
 // The webhook delivery worker is not started (no endpoints exist, and it would add its own statements).
 import { execSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
+import fs from "node:fs";
 import os from "node:os";
 import { buildApp } from "../src/app";
 import { loadConfig } from "../src/config";
@@ -34,6 +37,10 @@ import { PrincipalCache } from "../src/platform/principal-cache";
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const WORKERS = 20;
+/** ours/bare in alternation after the main phases (PostgreSQL, bare on): rounds, and scenarios per phase */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUND_ITERATIONS = Number(process.env.BENCH_ROUND_ITERATIONS ?? 60);
+const ROUND_SEQ_ITERATIONS = Math.max(1, Math.round(ROUND_ITERATIONS / 3));
 const COUNT_SAMPLES = 20;
 const LOG_SQL = process.env.BENCH_LOG_SQL !== "0";
 const ADDRESS = { addressLine1: "1 Main St", city: "Springfield", postalCode: "12345", countryCode: "US" };
@@ -75,6 +82,12 @@ function kindOf(sql: string): string {
   }
 }
 
+/** "CPU per scenario, sequential: this process 31.2 ms (service and load generator), PostgreSQL 12.0 ms" */
+function cpuLine(p: PhaseResult) {
+  if (!p.cpu) return "";
+  return `CPU per scenario, ${p.name}: this process ${p.cpu.node.toFixed(1)} ms (service or reference, and the load generator)${p.cpu.pg === null ? "" : `, PostgreSQL ${p.cpu.pg.toFixed(1)} ms`}`;
+}
+
 // ---- stats ------------------------------------------------------------------------------------------------
 function pct(sorted: number[], p: number) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
@@ -82,7 +95,38 @@ function pct(sorted: number[], p: number) {
 const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 
+/**
+ * CPU time so far, in ms: this process (the service and the load generator both live here) and every PostgreSQL
+ * process on the machine (read from /proc; null where there is no /proc, or for PGlite, which runs in this process).
+ */
+function cpuNow(): { node: number; pg: number | null } {
+  const u = process.cpuUsage();
+  let pg: number | null = null;
+  try {
+    const tick = 1000 / 100; // USER_HZ is 100 on Linux
+    for (const pid of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      } catch {
+        continue; // gone meanwhile
+      }
+      if (!stat.includes("(postgres)")) continue;
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime, plus cutime and cstime: the postmaster's reaped children, so a backend that exits during a
+      // phase (a pool closing idle connections) keeps counting
+      pg = (pg ?? 0) + (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * tick;
+    }
+  } catch {
+    pg = null;
+  }
+  return { node: (u.user + u.system) / 1000, pg };
+}
+
 interface PhaseResult {
+  /** CPU ms per completed scenario: this process, and PostgreSQL's processes (null: not measured) */
+  cpu?: { node: number; pg: number | null };
   name: string;
   planned: number;
   completed: number;
@@ -219,6 +263,7 @@ async function main() {
     let planned = 0;
     for (let w = 0; w < workers; w++) planned += perWorker(w);
     const ordersBefore = await db.prisma.order.count();
+    const cpu0 = cpuNow();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: workers }, async (_, w) => {
@@ -232,9 +277,12 @@ async function main() {
       }),
     );
     const wallMs = performance.now() - t0;
+    const cpu1 = cpuNow();
+    const n = Math.max(1, scen.length);
+    const cpu = { node: (cpu1.node - cpu0.node) / n, pg: db.pool && cpu0.pg !== null && cpu1.pg !== null ? (cpu1.pg - cpu0.pg) / n : null };
     const made = (await db.prisma.order.count()) - ordersBefore;
     if (made !== planned) console.warn(`!!! ${name}: ${made} orders created for ${planned} scenarios`);
-    return { name, planned, completed: scen.length, wallMs, scenario: scen.sort((a, b) => a - b), complete: comp.sort((a, b) => a - b) };
+    return { name, planned, completed: scen.length, wallMs, scenario: scen.sort((a, b) => a - b), complete: comp.sort((a, b) => a - b), cpu };
   }
 
   const load0 = os.loadavg();
@@ -295,6 +343,7 @@ async function main() {
     console.log(`| ${p.name} | ${p.completed}/${p.planned} | ${fmt(p.wallMs / 1000, 2)} | ${fmt((p.completed / p.wallMs) * 1000)} | ${fmt(pct(p.scenario, 50))} | ${fmt(pct(p.scenario, 99))} | ${fmt(pct(p.complete, 50))} | ${fmt(pct(p.complete, 99))} |`);
   }
   console.log(`(HTTP connections opened by the client over the whole run: ${connections})`);
+  for (const p of [seq, conc]) console.log(cpuLine(p));
   console.log("");
 
   if (db.pool) {
@@ -363,8 +412,6 @@ async function main() {
     const barePlanned = bareWarm.planned + bareSeq.planned + bareConc.planned + COUNT_SAMPLES;
     const ordersNow = await db.prisma.order.count();
     const capturedNow = await db.prisma.order.count({ where: { status: "processing", paymentStatus: "captured", total: EXPECTED_TOTAL } });
-    await bare.close();
-    await barePool.end();
     console.log("");
     console.log("bare reference (bench/bare-checkout.ts: node:http + pg, same schema, same driver, same database, after ours):");
     console.log("| phase | checkouts | wall s | orders/s | scenario p50 ms | scenario p99 ms | complete p50 ms | complete p99 ms |");
@@ -372,6 +419,7 @@ async function main() {
     for (const p of [bareSeq, bareConc]) {
       console.log(`| ${p.name} | ${p.completed}/${p.planned} | ${fmt(p.wallMs / 1000, 2)} | ${fmt((p.completed / p.wallMs) * 1000)} | ${fmt(pct(p.scenario, 50))} | ${fmt(pct(p.scenario, 99))} | ${fmt(pct(p.complete, 50))} | ${fmt(pct(p.complete, 99))} |`);
     }
+    for (const p of [bareSeq, bareConc]) console.log(cpuLine(p));
     const bareWhole = bareSteps.map((x) => x.reduce((a, b) => a + b, 0));
     console.log(`bare SQL statements per request (median of ${bareSteps.length}): ${STEPS.map((n, i) => `${n} ${median(bareSteps.map((x) => x[i]))}`).join(", ")}; scenario ${median(bareWhole)}`);
     const rate = (p: PhaseResult) => (p.completed / p.wallMs) * 1000;
@@ -387,6 +435,56 @@ async function main() {
     } else {
       console.log(`bare checks: every response 2xx, every complete captured, bare orders = bare scenarios (${barePlanned})`);
     }
+
+    // ---- ours and bare in alternation ----------------------------------------------------------------------------
+    // The phases above run ours, then the bare reference: this machine's speed drifts within minutes (the bare
+    // reference has measured 1.7x apart in two runs a few minutes apart), which moves a ratio taken across them.
+    // Here both servers are up and short phases alternate: ours, bare, bare, ours per round (ABBA, so a steady drift
+    // favours neither), 20-way and sequential; each round gives its own ratios, and the median is the figure.
+    if (ROUNDS > 0) {
+      const conc20 = (w: number) => Math.floor(ROUND_ITERATIONS / WORKERS) + (w < ROUND_ITERATIONS % WORKERS ? 1 : 0);
+      const failedBeforeAlt = failedIterations;
+      const ordersBeforeAlt = await db.prisma.order.count();
+      let altPlanned = 0;
+      const ratios: { conc: number; seq: number; cpuNode: number; cpuPg: number }[] = [];
+      const run = async (who: "ours" | "bare", kind: "conc" | "seq") => {
+        target = who === "ours" ? base : bare.url;
+        const p = kind === "conc" ? await phase(`${who} ${WORKERS}-way`, WORKERS, conc20) : await phase(`${who} sequential`, 1, () => ROUND_SEQ_ITERATIONS);
+        altPlanned += p.planned;
+        return p;
+      };
+      const sum = (a: PhaseResult, b: PhaseResult) => ({ completed: a.completed + b.completed, wallMs: a.wallMs + b.wallMs, cpu: { node: (a.cpu!.node + b.cpu!.node) / 2, pg: ((a.cpu!.pg ?? 0) + (b.cpu!.pg ?? 0)) / 2 } });
+      console.log("");
+      console.log(`ours and bare in alternation (${ROUNDS} rounds; per round ours, bare, bare, ours: ${ROUND_ITERATIONS} scenarios 20-way, then ${ROUND_SEQ_ITERATIONS} sequential, each):`);
+      console.log("| round | ours 20-way orders/s | bare 20-way orders/s | ours/bare 20-way | ours seq orders/s | bare seq orders/s | ours/bare seq | CPU ms per scenario 20-way, ours / bare: this process; PostgreSQL |");
+      console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+      for (let r = 1; r <= ROUNDS; r++) {
+        const oc1 = await run("ours", "conc");
+        const bc1 = await run("bare", "conc");
+        const bc2 = await run("bare", "conc");
+        const oc2 = await run("ours", "conc");
+        const os1 = await run("ours", "seq");
+        const bs1 = await run("bare", "seq");
+        const bs2 = await run("bare", "seq");
+        const os2 = await run("ours", "seq");
+        const [oc, bc, osq, bsq] = [sum(oc1, oc2), sum(bc1, bc2), sum(os1, os2), sum(bs1, bs2)];
+        const rate = (p: { completed: number; wallMs: number }) => (p.completed / p.wallMs) * 1000;
+        const x = { conc: rate(oc) / rate(bc), seq: rate(osq) / rate(bsq), cpuNode: oc.cpu.node / bc.cpu.node, cpuPg: oc.cpu.pg / bc.cpu.pg };
+        ratios.push(x);
+        console.log(`| ${r} | ${fmt(rate(oc))} | ${fmt(rate(bc))} | ${fmt(x.conc, 3)} | ${fmt(rate(osq))} | ${fmt(rate(bsq))} | ${fmt(x.seq, 3)} | ${fmt(oc.cpu.node)} / ${fmt(bc.cpu.node)}; ${fmt(oc.cpu.pg)} / ${fmt(bc.cpu.pg)} |`);
+      }
+      const med = (k: "conc" | "seq" | "cpuNode" | "cpuPg") => median(ratios.map((x) => x[k]));
+      console.log(`ours / bare orders/s in alternation, median of ${ROUNDS} rounds: 20-way ${fmt(med("conc"), 3)}, sequential ${fmt(med("seq"), 3)}; CPU per scenario (20-way) ours/bare: this process ${fmt(med("cpuNode"), 2)}x, PostgreSQL ${fmt(med("cpuPg"), 2)}x`);
+      const made = (await db.prisma.order.count()) - ordersBeforeAlt;
+      if (failedIterations !== failedBeforeAlt || made !== altPlanned) {
+        console.warn(`!!! WARNING: alternation: ${failedIterations - failedBeforeAlt} scenario(s) failed; ${made} orders for ${altPlanned} scenarios`);
+        process.exitCode = 1;
+      } else {
+        console.log(`alternation checks: every scenario completed, orders = scenarios (${altPlanned})`);
+      }
+    }
+    await bare.close();
+    await barePool.end();
   }
 
   await app.close();

@@ -7,7 +7,9 @@ import type { BootstrapResult } from "../src/platform/bootstrap.service";
 
 // Where each budget stands (issue 10 asked for complete <= 15 and scenario <= 45; see bench/RESULTS.md): a change may only
 // lower these numbers.
-const BUDGET = { whoami: 0, complete: 14, scenario: 44 }; // whoami: 0 once the key is in the principal cache (1 when cold)
+// whoami: 0 once the key is in the principal cache (1 when cold). The scenario's five keyed requests resolve the key from
+// the same cache, as the service runs (39; 44 with a lookup per request).
+const BUDGET = { whoami: 0, complete: 14, scenario: 39 };
 const ADDRESS = { addressLine1: "1 Main St", addressLine2: "Suite 2", city: "Springfield", stateProvince: "IL", postalCode: "12345", countryCode: "US" };
 const LINES = [
   { name: "Widget", unitPrice: 1500, quantity: 2 },
