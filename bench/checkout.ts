@@ -82,7 +82,7 @@ function kindOf(sql: string): string {
   }
 }
 
-/** "CPU per scenario, sequential: this process 31.2 ms (service and load generator), PostgreSQL 12.0 ms" */
+/** "CPU per scenario, sequential: this process 31.2 ms (service or reference, and the load generator), PostgreSQL 12.0 ms" */
 function cpuLine(p: PhaseResult) {
   if (!p.cpu) return "";
   return `CPU per scenario, ${p.name}: this process ${p.cpu.node.toFixed(1)} ms (service or reference, and the load generator)${p.cpu.pg === null ? "" : `, PostgreSQL ${p.cpu.pg.toFixed(1)} ms`}`;

@@ -326,6 +326,26 @@ describe("manual payments and order refunds", () => {
     expect((await api("GET", `orders/${o.id}`, { key })).body.data).toMatchObject({ paymentStatus: "refunded", refundedAmount: o.total });
   });
 
+  test("a refund whose processor throws is 402 refund_failed with a failed ledger row and the claim released, never a 500", async () => {
+    const o = await draft([{ name: "Widget", unitPrice: 1000, quantity: 1 }]);
+    const rec = await api("POST", `orders/${o.id}/payments/record`, { key, body: { amount: o.total, method: "cash" } });
+    const pid = rec.body.data.id;
+    // a payment row whose processor this process does not have (a processor removed from the configuration)
+    await t.deps.prisma.payment.update({ where: { id: pid }, data: { processor: "gone" } });
+    const errors = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const r = await api("POST", `payments/${pid}/refund`, { key, body: { amount: 100 } });
+      expect([r.status, r.body.error?.code, r.body.error?.details?.reason]).toEqual([402, "refund_failed", "refund_failed"]);
+      expect(errors.mock.calls.some((c) => String(c[0]).includes('processor "gone"'))).toBe(true);
+    } finally {
+      errors.mockRestore();
+    }
+    const p = await t.deps.prisma.payment.findUniqueOrThrow({ where: { id: pid } });
+    expect([p.status, p.refundedAmount, p.refundingAmount]).toEqual(["captured", 0, 0]);
+    const ledger = await t.deps.prisma.transaction.findMany({ where: { paymentId: pid, type: "refund" } });
+    expect(ledger.map((x) => [x.status, x.amount])).toEqual([["failed", 100]]);
+  });
+
   test("order refund spreads newest capture first; refund_amount_exceeds_balance; refund_already_in_progress", async () => {
     const o = await draft([{ name: "Widget", unitPrice: 1000, quantity: 3 }]);
     const first = await api("POST", `orders/${o.id}/payments/record`, { key, body: { amount: 1000, method: "cash" } });

@@ -74,7 +74,9 @@ export async function refundAtProcessor(p: { processor: string; processorPayment
   if (p.processor === "manual") return { ok: true, reference: `manual_refund_${randomUUID()}` };
   try {
     return await processorFor(p.processor).refund(p.processorPaymentId ?? "", amount);
-  } catch {
+  } catch (e) {
+    // a processor that is not configured, or one that failed in a way it could not answer: the operator must see it
+    console.error(`[payments] the refund at processor "${p.processor}" failed:`, e instanceof Error ? e.message : e);
     return { ok: false, reference: "", errorCode: "refund_failed" };
   }
 }
