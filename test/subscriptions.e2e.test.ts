@@ -13,22 +13,47 @@ function ws(t: TestApp, params: Record<string, string>): Client {
   return createClient({ url: `${t.url.replace("http", "ws")}/graphql`, webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: true });
 }
 
-/** Collects what a subscription yields; `ready` resolves once the server has registered it. */
+/** Collects what a subscription yields. */
 function collect(c: Client, variables: Record<string, unknown> = {}) {
   const got: any[] = [];
   const errors: any[] = [];
-  let resolveReady!: () => void;
-  const ready = new Promise<void>((r) => (resolveReady = r));
   const dispose = c.subscribe({ query: SUB, variables }, { next: (v) => (v.errors ? errors.push(...v.errors) : got.push(v.data!.events)), error: (e) => errors.push(e), complete: () => {} });
-  // graphql-ws has no subscribe ack; give the server a moment to attach the listener
-  setTimeout(resolveReady, 300);
-  return { got, errors, ready, dispose };
+  return { got, errors, dispose };
 }
 
-async function waitFor(cond: () => boolean, ms = 10_000) {
+/**
+ * graphql-ws has no subscribe acknowledgement, and an event published before the server has attached the listener
+ * (or, across processes, before Redis has acknowledged its SUBSCRIBE) is never delivered. So a subscription counts as
+ * ready once a probe event recorded after it arrives: probes are recorded until one does, then what it collected is
+ * cleared. Delivery is in order, so no earlier probe can arrive after that.
+ */
+async function prime(sub: { got: any[] }, probe: () => Promise<{ id: string }>, ms = 15_000) {
   const start = Date.now();
+  for (;;) {
+    const { id } = await probe();
+    const sent = Date.now();
+    while (Date.now() - sent < 500) {
+      if (sub.got.some((e) => e.id === id)) {
+        sub.got.length = 0;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    if (Date.now() - start > ms) throw new Error("the subscription never received a probe");
+  }
+}
+
+/** Waits for cond; `every` (if given) runs once at the start and then every 500 ms while waiting. */
+async function waitFor(cond: () => boolean, ms = 10_000, every?: () => Promise<unknown>) {
+  const start = Date.now();
+  let last = 0;
   while (!cond()) {
     if (Date.now() - start > ms) throw new Error("timed out");
+    if (every && Date.now() - last >= 500) {
+      last = Date.now();
+      await every();
+      continue;
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -59,9 +84,13 @@ describe("one process", () => {
     const sa = collect(a);
     const sb = collect(b);
     const so = collect(o);
-    await Promise.all([sa.ready, sb.ready, so.ready]);
+    const tenantB = { ...sandbox(), environmentId: envB.body.data.id };
+    const tenantO = { workspaceId: other.workspaceId, applicationId: other.applicationId, environmentId: other.environments.sandbox.id };
+    await prime(sa, () => emit(t, sandbox(), "customer.created", { probe: true }));
+    await prime(sb, () => emit(t, tenantB, "customer.created", { probe: true }));
+    await prime(so, () => emit(t, tenantO, "customer.created", { probe: true }));
     const inA = await emit(t, sandbox(), "order.created", { n: "a" });
-    const inB = await emit(t, { ...sandbox(), environmentId: envB.body.data.id }, "order.created", { n: "b" });
+    const inB = await emit(t, tenantB, "order.created", { n: "b" });
     await waitFor(() => sa.got.length >= 1 && sb.got.length >= 1);
     await new Promise((r) => setTimeout(r, 200));
     expect(sa.got.map((e) => e.id)).toEqual([inA.id]);
@@ -81,7 +110,8 @@ describe("one process", () => {
 
     const all = collect(c);
     const narrowed = collect(ws(t, { "x-api-key": demo.apiKey }), { types: ["customer.created"] });
-    await Promise.all([all.ready, narrowed.ready]);
+    await prime(all, () => emit(t, sandbox(), "order.updated", { probe: true }));
+    await prime(narrowed, () => emit(t, sandbox(), "customer.created", { probe: true }));
     await emit(t, sandbox(), "quote.accepted", { q: 1 });
     const ord = await emit(t, sandbox(), "order.updated", {});
     const cust = await emit(t, sandbox(), "customer.created", {});
@@ -103,7 +133,7 @@ describe("one process", () => {
     const got: any[] = [];
     const errs: any[] = [];
     c.subscribe({ query: SUB }, { next: (v) => (v.errors ? errs.push(...v.errors) : got.push(v.data!.events)), error: (e) => errs.push(e), complete: () => (completed = true) });
-    await new Promise((r) => setTimeout(r, 300));
+    await prime({ got }, () => emit(t, sandbox(), "order.created", { probe: true }));
     const before = await emit(t, sandbox(), "order.created", { n: 1 });
     await waitFor(() => got.length === 1);
     expect(got[0].id).toBe(before.id);
@@ -132,11 +162,19 @@ describe("one process", () => {
     });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader = res.body!.getReader();
-    await new Promise((r) => setTimeout(r, 300));
-    const ev = await emit(t, sandbox(), "cart.created", { c: 1 });
     let text = "";
-    while (!text.includes(ev.id)) text += new TextDecoder().decode((await reader.read()).value);
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        text += new TextDecoder().decode(value);
+      }
+    })();
+    // as prime() does: record until one arrives (an event recorded before the stream attached is never sent)
+    const sent: string[] = [];
+    await waitFor(() => sent.some((id) => text.includes(id)), 15_000, async () => sent.push((await emit(t, sandbox(), "cart.created", { c: sent.length })).id));
     ctrl.abort();
+    await reading;
     expect(text).toContain('"type":"cart.created"');
   });
 });
@@ -173,7 +211,7 @@ describe("two processes with REDIS_URL", () => {
     const demo = await p1.bootstrap();
     const c = ws(p1, { "x-api-key": demo.apiKey });
     const s = collect(c);
-    await s.ready;
+    await prime(s, () => emit(p2!, { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "customer.created", { probe: true }));
     const ev = await emit(p2, { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "payment.captured", { amount: 500 });
     await waitFor(() => s.got.length >= 1);
     expect(s.got[0]).toMatchObject({ id: ev.id, type: "payment.captured", data: { amount: 500 } });

@@ -98,6 +98,11 @@ export async function afterDeliveryOutcomes(deps: Deps, tx: Tx, outcomes: Delive
  */
 async function maybeSuspend(deps: Deps, tx: Tx, endpointId: string, installationId: string) {
   const n = deps.config.EXTENSION_SUSPEND_AFTER_DEAD_LETTERS;
+  // The delivery worker's lanes record outcomes in concurrent transactions: without a lock each would count only
+  // its own dead letters plus those already committed, and three finishing together could each see fewer than N
+  // (the install never suspended). Locking the endpoint row serializes them; the count below, a new statement
+  // under READ COMMITTED, then sees every dead letter committed before the lock was granted.
+  await tx.$executeRaw`SELECT 1 FROM "WebhookEndpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
   const lastOk = await tx.webhookDelivery.findFirst({ where: { endpointId, status: "succeeded" }, orderBy: { succeededAt: "desc" }, select: { succeededAt: true } });
   const lastSuspension = await tx.webhookAlert.findFirst({ where: { endpointId, kind: SUSPENDED_ALERT }, orderBy: { createdAt: "desc" }, select: { createdAt: true } });
   const since = [lastOk?.succeededAt, lastSuspension?.createdAt].filter((d): d is Date => Boolean(d)).sort((a, b) => b.getTime() - a.getTime())[0];

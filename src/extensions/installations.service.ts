@@ -207,6 +207,8 @@ export async function toggleSuspend(ctx: Ctx, extensionId: string) {
       : null;
     if (!inst || inst.status === "uninstalled") throw errors.notFound("Installation");
     const to = inst.status === "active" ? "suspended" : "active";
+    // endpoint row first, as the delivery worker locks it before the install (install-health.service.ts): one order, no deadlock
+    if (inst.webhookEndpointId) await tx.db.$executeRaw`SELECT 1 FROM "WebhookEndpoint" WHERE id = ${inst.webhookEndpointId}::uuid FOR UPDATE`;
     const res = await tx.db.installation.updateMany({
       where: { id: inst.id, status: inst.status },
       data: to === "suspended" ? { status: to, suspendedAt: tx.clock.now(), suspendedReason: "merchant" } : { status: to, suspendedAt: null, suspendedReason: null },
