@@ -32,6 +32,15 @@ afterAll(() => t?.close());
 
 const sandboxDash = () => ({ token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id } });
 
+test("GraphiQL: a browser's GET /graphql gets the page (its renderer loads on first use), with the subscriptions protocol set", async () => {
+  const r = await fetch(`${t.url}/graphql`, { headers: { accept: "text/html" } });
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toContain("text/html");
+  const html = await r.text();
+  expect(html).toContain("<title>Quote-to-cash GraphQL</title>");
+  expect(html).toContain('"subscriptionsProtocol":"WS"');
+});
+
 test("viewer equals GET /whoami", async () => {
   const rest = await api("GET", "whoami", { key: demo.apiKey });
   const g = await gql(ViewerDocument, {}, { key: demo.apiKey });

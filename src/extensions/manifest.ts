@@ -1,7 +1,7 @@
 // An extension's manifest: what it asks for (scopes), what it hears (event subscriptions), where it lives (iframe,
 // webhook, install callback) and what it is configured with (configSchema, JSON Schema draft 2020-12). Checked at
 // create and update; a version snapshots it unchanged.
-import Ajv2020 from "ajv/dist/2020";
+import type Ajv2020Type from "ajv/dist/2020";
 import { z } from "zod";
 import { READ_SCOPE, RETIRED, UNSUBSCRIBABLE } from "../events/catalog";
 import { DomainError, errors } from "../shared/errors";
@@ -64,7 +64,15 @@ export function checkCallbackUrl(url: string, path: (string | number)[] = ["inst
   return u.toString();
 }
 
-const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
+// created on first use (only extension routes validate schemas)
+let ajvInstance: Ajv2020Type | null = null;
+function ajvOf() {
+  if (!ajvInstance) {
+    const Ajv2020 = (require("ajv/dist/2020") as { default: typeof Ajv2020Type }).default;
+    ajvInstance = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
+  }
+  return ajvInstance;
+}
 
 /** The configSchema must be a valid draft 2020-12 schema (ajv compiles it, strict about unknown keywords). */
 function checkConfigSchema(schema: Record<string, unknown>) {
@@ -72,6 +80,7 @@ function checkConfigSchema(schema: Record<string, unknown>) {
   if (declared !== undefined && declared !== "https://json-schema.org/draft/2020-12/schema") {
     throw errors.validation([{ path: ["configSchema", "$schema"], message: "must be https://json-schema.org/draft/2020-12/schema (or absent)" }]);
   }
+  const ajv = ajvOf();
   try {
     if (!ajv.validateSchema(schema)) {
       const e = ajv.errors?.[0];
@@ -89,7 +98,7 @@ export function checkConfigValues(schema: Record<string, unknown> | null, config
     if (Object.keys(config).length) throw errors.validation([{ path: ["config"], message: "this version declares no configSchema: send no config" }]);
     return;
   }
-  const validate = ajv.compile(schema);
+  const validate = ajvOf().compile(schema);
   if (!validate(config)) {
     throw errors.validation(
       (validate.errors ?? []).slice(0, 20).map((e) => ({ path: ["config", ...e.instancePath.split("/").filter(Boolean)], message: e.message ?? "is invalid" })),

@@ -1,7 +1,6 @@
 // graphql-yoga over the Pothos schema: one context for HTTP and WebSocket, the spec's error codes in
 // extensions.code, depth/alias/cost limits, bundled GraphiQL outside production.
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { DocumentNode } from "graphql";
 import { operationIsGated } from "../billing/live-gate";
@@ -91,7 +90,8 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
     logging: config.LOG_LEVEL === "debug" ? "debug" : false,
     landingPage: false,
     graphiql: config.isProduction ? false : { subscriptionsProtocol: "WS", title: "Quote-to-cash GraphQL" },
-    renderGraphiQL,
+    // loaded on the first page view: every process would otherwise pay for it at start
+    renderGraphiQL: async (o) => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(o),
     context: async (init: any) => {
       if (init.connectionParams !== undefined || init.extra?.socket) {
         return buildContext(deps, paramsSource(init.connectionParams), init.extra?.request?.socket?.remoteAddress);

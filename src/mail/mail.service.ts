@@ -5,7 +5,7 @@
 // nodemailer over SMTP_URL; without SMTP_URL the rendered email is kept in the outbox (GET /emails). A failed send is
 // retried with backoff, then marked failed.
 import { randomUUID } from "node:crypto";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { z } from "zod";
 import type { Email, Prisma } from "../generated/prisma/client";
 import { requireScope, requireTenant } from "../platform/auth.service";
@@ -124,7 +124,8 @@ const BATCH = 50;
 const transports = new Map<string, Transporter>();
 function transportFor(url: string): Transporter {
   let t = transports.get(url);
-  if (!t) transports.set(url, (t = nodemailer.createTransport(url)));
+  // loaded when SMTP_URL is first used: without it mail stays in the outbox and nodemailer is never needed
+  if (!t) transports.set(url, (t = (require("nodemailer") as typeof import("nodemailer")).createTransport(url)));
   return t;
 }
 

@@ -3,7 +3,11 @@
 // every value, the merchant's own text included, is HTML-escaped before it enters the MJML, which is compiled with
 // strict validation. The layout carries the application's logo and brand colour.
 import escapeHtml from "escape-html";
-import mjml2html from "mjml";
+import type mjml2htmlType from "mjml";
+
+// MJML and its HTML/CSS tool chain load on the first rendered email, not at every process start.
+let mjmlFn: typeof mjml2htmlType | null = null;
+const mjmlToHtml = () => (mjmlFn ??= require("mjml") as typeof mjml2htmlType);
 
 /** buyer and invitee emails go to the addresses queued with them; merchant emails to the team, resolved at send */
 export type Audience = "buyer" | "merchant" | "invitee" | "member";
@@ -336,7 +340,7 @@ export async function renderEmail(name: TemplateName, vars: EmailVars, brand: Br
     </mj-section>
   </mj-body>
 </mjml>`;
-  const out = await mjml2html(mjml, { validationLevel: "strict" });
+  const out = await mjmlToHtml()(mjml, { validationLevel: "strict" });
   const plain = (s: string) => fill(s, vars, identity, identity);
   const text = [plain(t.heading), "", plain(t.body), ...(t.ctaLabel && ctaUrl ? ["", `${plain(t.ctaLabel)}: ${ctaUrl}`] : []), "", [brand.name, brand.supportEmail].filter(Boolean).join(" · ")].join("\n");
   return { subject, html: out.html, text };

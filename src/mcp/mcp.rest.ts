@@ -4,9 +4,7 @@
 // or a bad one: 401 with a WWW-Authenticate challenge naming /mcp's protected resource metadata, from which a client
 // finds the authorization server and the resource to ask for. Serves that metadata, and the API's (RFC 9728).
 import express, { Router, type NextFunction, type Request, type Response } from "express";
-import { requireBearerAuth } from "@modelcontextprotocol/express";
-import { toNodeHandler } from "@modelcontextprotocol/node";
-import { type AuthInfo, createMcpHandler, McpServer, OAuthError, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import type { AuthInfo, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { authenticateRequest } from "../platform/auth.service";
 import type { Principal } from "../platform/principal";
@@ -19,6 +17,16 @@ import { verifyUtf8 } from "../rest/http";
 import { TOOLS, type ToolDef } from "./tools";
 
 export const MCP_PATH = "/mcp";
+
+// The SDK loads on the first /mcp request: every process serves the route, few are ever called on it.
+interface Sdk {
+  express: typeof import("@modelcontextprotocol/express");
+  node: typeof import("@modelcontextprotocol/node");
+  server: typeof import("@modelcontextprotocol/server");
+}
+let sdkModules: Sdk | null = null;
+const sdk = (): Sdk =>
+  (sdkModules ??= { express: require("@modelcontextprotocol/express"), node: require("@modelcontextprotocol/node"), server: require("@modelcontextprotocol/server") });
 const PRM_PATH = "/.well-known/oauth-protected-resource";
 
 /**
@@ -53,7 +61,7 @@ async function callTool(deps: Deps, principal: Principal, tool: ToolDef, args: u
 }
 
 function buildServer(deps: Deps, principal: Principal) {
-  const server = new McpServer({ name: "quote-to-cash", version: "1.0.0" });
+  const server = new (sdk().server.McpServer)({ name: "quote-to-cash", version: "1.0.0" });
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -81,28 +89,34 @@ export function mcpRouter(deps: Deps) {
   /** Only our OAuth access tokens open /mcp; the principal rides along in AuthInfo.extra. */
   const verifier = {
     verifyAccessToken: async (token: string): Promise<AuthInfo> => {
-      if (!looksLikeJwt(token)) throw new OAuthError("invalid_token", "Send an OAuth access token from this server's authorization server");
+      if (!looksLikeJwt(token)) throw new (sdk().server.OAuthError)("invalid_token", "Send an OAuth access token from this server's authorization server");
       let principal: Principal | null;
       try {
         ({ principal } = await authenticateRequest(makeCtx(deps), { authorization: `Bearer ${token}`, oauthResource: "mcp" }));
       } catch (e) {
-        if (e instanceof DomainError && e.code === "rate_limited") throw new OAuthError("temporarily_unavailable", e.message);
-        throw new OAuthError("invalid_token", e instanceof DomainError ? e.message : "Invalid access token");
+        if (e instanceof DomainError && e.code === "rate_limited") throw new (sdk().server.OAuthError)("temporarily_unavailable", e.message);
+        throw new (sdk().server.OAuthError)("invalid_token", e instanceof DomainError ? e.message : "Invalid access token");
       }
-      if (!principal?.oauth) throw new OAuthError("invalid_token", "Invalid access token");
+      if (!principal?.oauth) throw new (sdk().server.OAuthError)("invalid_token", "Invalid access token");
       return { token, clientId: principal.oauth.clientId, scopes: principal.scopes, expiresAt: principal.oauth.expiresAt, extra: { principal } };
     },
   };
-  let auth: ReturnType<typeof requireBearerAuth> | null = null;
+  let auth: ReturnType<Sdk["express"]["requireBearerAuth"]> | null = null;
   const bearer = (req: Request, res: Response, next: NextFunction) => {
     // built on first use: the metadata URL follows BASE_URL, known once the server listens. The challenge names
     // /mcp's own metadata (RFC 9728 path form), whose `resource` is what a client asks tokens for.
-    auth ??= requireBearerAuth({ verifier, resourceMetadataUrl: `${oauthResources(config).api}${PRM_PATH}${MCP_PATH}` });
+    auth ??= sdk().express.requireBearerAuth({ verifier, resourceMetadataUrl: `${oauthResources(config).api}${PRM_PATH}${MCP_PATH}` });
     return auth(req, res, next);
   };
 
-  const handler = createMcpHandler(({ authInfo }) => buildServer(deps, authInfo!.extra!.principal as Principal));
-  const node = toNodeHandler(handler);
-  r.all(MCP_PATH, bearer, express.json({ limit: config.BODY_LIMIT_BYTES, verify: verifyUtf8 }), (req: Request, res: Response) => node(req, res, req.body));
+  let node: ReturnType<Sdk["node"]["toNodeHandler"]> | null = null;
+  const handle = (req: Request, res: Response) => {
+    if (!node) {
+      const { server, node: adapter } = sdk();
+      node = adapter.toNodeHandler(server.createMcpHandler(({ authInfo }) => buildServer(deps, authInfo!.extra!.principal as Principal)));
+    }
+    return node(req, res, req.body);
+  };
+  r.all(MCP_PATH, bearer, express.json({ limit: config.BODY_LIMIT_BYTES, verify: verifyUtf8 }), handle);
   return r;
 }

@@ -7,8 +7,6 @@
 // the email in the outbox, GET /emails), 503 storage_unavailable (the file store failed: nothing to sign), 400
 // missing_token / 401 invalid_token (the download token).
 import { randomUUID } from "node:crypto";
-import path from "node:path";
-import pdfmake from "pdfmake";
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
 import { z } from "zod";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
@@ -16,15 +14,11 @@ import { requireSecretOrDashboard, requireTenant } from "../platform/auth.servic
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
 import { formatMoney } from "../shared/money";
+import { renderPdf } from "../shared/pdf";
 import { hasScope } from "../shared/scopes";
 import { storageFor } from "../shared/storage";
 import { invoiceRecipient, queueInvoiceEmail, verifyInvoiceToken } from "./invoice-issue";
 import { formatDate } from "./receipts";
-
-pdfmake.setFonts(require("pdfmake/fonts/Roboto.js"));
-pdfmake.setUrlAccessPolicy(() => false); // nothing is fetched while rendering
-const FONTS_DIR = path.dirname(require.resolve("pdfmake/fonts/Roboto.js")) + path.sep;
-pdfmake.setLocalAccessPolicy((file) => path.resolve(file).startsWith(FONTS_DIR));
 
 /** The merchant's signed URL (GET /payments/{id}/invoice-pdf). */
 export const INVOICE_URL_TTL_SECONDS = 900;
@@ -158,7 +152,7 @@ async function ensureInvoicePdf(ctx: Ctx, p: Payment & { invoiceNumber: string }
     p.orderId ? ctx.db.order.findUnique({ where: { id: p.orderId }, include: { lineItems: true } }) : null,
     ctx.db.application.findUniqueOrThrow({ where: { id: p.applicationId }, select: { name: true, settings: true } }),
   ]);
-  const bytes = Buffer.from(await pdfmake.createPdf(invoiceDocument({ payment: p, order, merchant })).getBuffer());
+  const bytes = await renderPdf(invoiceDocument({ payment: p, order, merchant }));
   try {
     await storage.put(key, bytes, "application/pdf");
   } catch (e) {

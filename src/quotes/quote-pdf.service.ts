@@ -3,23 +3,16 @@
 // revision) a second rendering carries the acceptance stamp (who, when, the accepted lines). The buyer's
 // GET /quote-links/{token}/pdf answers 302 to a short-lived signed URL of the cached file. Only buyer-safe fields
 // are drawn: no internal note or comment, no target price.
-import path from "node:path";
-import pdfmake from "pdfmake";
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { formatMoney } from "../shared/money";
+import { renderPdf } from "../shared/pdf";
 import { storageFor } from "../shared/storage";
 import { acceptedItems, acceptedTotals, type AcceptedLine } from "./quote-accept.service";
 import { formatDayOrUndefined } from "./quote-emails";
 import type { QuoteFull, RevisionFull } from "./quotes.service";
 import { itemTotal, revisionTotals } from "./quotes.service";
-
-pdfmake.setFonts(require("pdfmake/fonts/Roboto.js"));
-pdfmake.setUrlAccessPolicy(() => false); // nothing is fetched while rendering
-// Only the bundled fonts may be read from disk (an image path in a document could not reach anything else).
-const FONTS_DIR = path.dirname(require.resolve("pdfmake/fonts/Roboto.js")) + path.sep;
-pdfmake.setLocalAccessPolicy((file) => path.resolve(file).startsWith(FONTS_DIR));
 
 /** How long a signed PDF URL works. */
 export const PDF_URL_TTL_SECONDS = 300;
@@ -143,7 +136,7 @@ export function quoteDocument(q: QuoteFull, rev: RevisionFull, stamp: Stamp | nu
 }
 
 export async function renderQuotePdf(q: QuoteFull, rev: RevisionFull, stamp: Stamp | null): Promise<Buffer> {
-  const out = await pdfmake.createPdf(quoteDocument(q, rev, stamp)).getBuffer();
+  const out = await renderPdf(quoteDocument(q, rev, stamp));
   return Buffer.from(out);
 }
 
