@@ -8,12 +8,22 @@ import os from "node:os";
 import path from "node:path";
 import { openDb } from "../src/db/client";
 import { MIGRATIONS_DIR, migrationNames } from "../src/db/migrate";
+import { openApiDocument } from "../src/openapi/document";
 import { reachablePgUrl } from "./helpers/db";
 
 export default async function globalSetup() {
   // Whether a PostgreSQL server answers, decided once before any file is collected, so a file whose tests need
   // it can register them as skipped (Jest then reports them skipped, never passed) rather than return early.
   process.env.Q2C_TEST_PG_REACHABLE = (await reachablePgUrl()) ? "1" : "0";
+  // The OpenAPI document every REST response is checked against (test/helpers/openapi.ts), built once per run here
+  // rather than by every test file that loads the helper (a quarter of a second each).
+  const doc = JSON.stringify(openApiDocument());
+  const docFile = path.join(os.tmpdir(), `q2c-openapi-${createHash("sha256").update(doc).digest("hex").slice(0, 16)}.json`);
+  if (!existsSync(docFile)) {
+    writeFileSync(`${docFile}.${process.pid}.tmp`, doc);
+    renameSync(`${docFile}.${process.pid}.tmp`, docFile);
+  }
+  process.env.Q2C_OPENAPI_DOC = docFile;
   if (process.env.DATABASE_URL) return;
   const hash = createHash("sha256");
   hash.update(readFileSync(path.join(__dirname, "../node_modules/@electric-sql/pglite/package.json")));
