@@ -86,9 +86,13 @@ async function forward(forwardTo: string, secret: string, event: { id: string; t
 async function main() {
   const o = options();
   const who = await whoami(o.base, o.apiKey);
-  console.log(`Ready: forwarding events of ${who.workspace.slug}/${who.application?.slug ?? "-"} (${who.environment.slug}) to ${o.forwardTo}`);
-  console.log(`Signing secret for this session: ${o.secret}`);
-  console.log(o.types ? `Event types: ${o.types.join(", ")}` : "Event types: every type this key may read");
+  // "Ready" once the socket is open and the key accepted (its subscription follows on the same socket at once), not
+  // before: an event recorded while the socket was still opening would never be forwarded.
+  const banner = () => {
+    console.log(`Ready: forwarding events of ${who.workspace.slug}/${who.application?.slug ?? "-"} (${who.environment.slug}) to ${o.forwardTo}`);
+    console.log(`Signing secret for this session: ${o.secret}`);
+    console.log(o.types ? `Event types: ${o.types.join(", ")}` : "Event types: every type this key may read");
+  };
 
   const client = createClient({
     url: `${o.base.replace(/^http/, "ws")}/graphql`,
@@ -98,7 +102,7 @@ async function main() {
     retryAttempts: Number.POSITIVE_INFINITY,
     shouldRetry: () => true,
     on: {
-      connected: (_s, _p, wasRetry) => wasRetry && console.log("Reconnected."),
+      connected: (_s, _p, wasRetry) => (wasRetry ? console.log("Reconnected.") : banner()),
       closed: () => console.log("Connection lost; reconnecting…"),
     },
   });
