@@ -1,5 +1,6 @@
 // Statement budgets of the hot paths, counted on the real PostgreSQL (every statement the process sends, BEGIN and
 // COMMIT included, the rate limiter's too). Counts, not timings: a change that adds a round trip fails here.
+import { createExtension, install, publishVersion } from "./helpers/extensions";
 import { client } from "./helpers/http";
 import { skipReason, startTestApp, type TestApp } from "./helpers/app";
 import { kindOf, statementsOf } from "./helpers/statements";
@@ -98,4 +99,25 @@ test("a transaction writes all its events, and their deliveries, in one statemen
   expect(ping.status).toBe(202);
   const pingEvent = await api("GET", `events/${ping.body.data.eventId}`, { key: demo.apiKey });
   expect(pingEvent.body.data).toMatchObject({ id: ping.body.data.eventId, type: "webhook.ping" });
+});
+
+test("GET /extension-installations: the same statements for a page of three installs as for one (no query per row)", async () => {
+  if (!t) return;
+  const pub = await t.otherWorkspace("budget-publisher");
+  const env = demo.environments.sandbox.id;
+  const installOne = async (name: string) => {
+    const ext = await createExtension(api, pub.dashboardToken, { name, scopes: ["orders:read"] });
+    const version = await publishVersion(api, pub.dashboardToken, ext.id);
+    await install(api, demo.dashboardToken, ext.id, version.id, demo.applicationId, env);
+  };
+  const list = () => api("GET", "extension-installations", { key: demo.apiKey });
+  await installOne("Budget one");
+  await list(); // the key in the principal cache, as for every measured request here
+  const one = await statementsOf(list);
+  expect(one.result.body.data).toHaveLength(1);
+  await installOne("Budget two");
+  await installOne("Budget three");
+  const three = await statementsOf(list);
+  expect(three.result.body.data).toHaveLength(3);
+  expect(show(three.statements)).toBe(show(one.statements));
 });

@@ -82,10 +82,9 @@ export async function getBilling(ctx: Ctx): Promise<BillingOverview> {
 
 /** Workspace events are recorded in the workspace's production environment, on its first application. */
 export async function workspaceEventTenant(ctx: Ctx, workspaceId: string): Promise<EventTenant> {
-  const [app, env] = await Promise.all([
-    ctx.db.application.findFirst({ where: { workspaceId }, orderBy: { createdAt: "asc" }, select: { id: true } }),
-    ctx.db.environment.findFirst({ where: { workspaceId, kind: "production", isSystem: true }, select: { id: true } }),
-  ]);
+  // one after the other: callers pass a transaction, whose connection takes one statement at a time
+  const app = await ctx.db.application.findFirst({ where: { workspaceId }, orderBy: { createdAt: "asc" }, select: { id: true } });
+  const env = await ctx.db.environment.findFirst({ where: { workspaceId, kind: "production", isSystem: true }, select: { id: true } });
   if (!app || !env) throw new Error(`workspace ${workspaceId} has no application or production environment`);
   return { workspaceId, applicationId: app.id, environmentId: env.id, environmentKind: "production" };
 }

@@ -23,13 +23,33 @@ export const installInput = z.strictObject({
 });
 
 /** The environment facts an installation view shows (slug, kind, provider routing). */
+const ENV_FACTS = { id: true, slug: true, kind: true, providerEnvironment: true, workspaceId: true } as const;
+
 async function envOf(ctx: Ctx, environmentId: string) {
-  return ctx.db.environment.findUniqueOrThrow({ where: { id: environmentId }, select: { id: true, slug: true, kind: true, providerEnvironment: true, workspaceId: true } });
+  return ctx.db.environment.findUniqueOrThrow({ where: { id: environmentId }, select: ENV_FACTS });
+}
+
+/**
+ * Installation views with their environment and version facts: two statements whatever the number of installs (a
+ * page of them), one after the other, since ctx.db may be a transaction, whose one connection takes one statement
+ * at a time.
+ */
+export async function viewsOf(ctx: Ctx, items: Installation[]) {
+  if (!items.length) return [];
+  const envs = await ctx.db.environment.findMany({ where: { id: { in: [...new Set(items.map((i) => i.environmentId))] } }, select: ENV_FACTS });
+  const versionIds = [...new Set(items.map((i) => i.versionId).filter((v): v is string => v !== null))];
+  const versions = versionIds.length ? await ctx.db.extensionVersion.findMany({ where: { id: { in: versionIds } }, select: { id: true, version: true } }) : [];
+  const envById = new Map(envs.map((e) => [e.id, e]));
+  const versionById = new Map(versions.map((v) => [v.id, v]));
+  return items.map((i) => {
+    const env = envById.get(i.environmentId);
+    if (!env) throw new Error(`installation ${i.id}: environment ${i.environmentId} not found`);
+    return installationView(i, env, i.versionId ? (versionById.get(i.versionId) ?? null) : null);
+  });
 }
 
 export async function viewOf(ctx: Ctx, i: Installation) {
-  const [env, version] = await Promise.all([envOf(ctx, i.environmentId), i.versionId ? ctx.db.extensionVersion.findUnique({ where: { id: i.versionId }, select: { version: true } }) : null]);
-  return installationView(i, env, version);
+  return (await viewsOf(ctx, [i]))[0];
 }
 
 export function installTenant(i: Installation, env: { kind: string }): EventTenant {
@@ -191,7 +211,7 @@ export async function listInstallations(ctx: Ctx, query: unknown) {
     take: q.take,
   });
   const page = pageFrom(rows, q.limit);
-  return { items: await Promise.all(page.items.map((i) => viewOf(ctx, i))), pagination: page.pagination };
+  return { items: await viewsOf(ctx, page.items), pagination: page.pagination };
 }
 
 /**

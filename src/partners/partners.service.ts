@@ -131,10 +131,9 @@ export async function claimBilling(ctx: Ctx, referralId: string): Promise<Referr
       data: { handoffState: "invited", handoffTokenHash: sha256Hex(token), handoffExpiresAt: expiresAt, invitedAt: now },
       include: { clientWorkspace: true },
     });
-    const [app, env] = await Promise.all([
-      tx.db.application.findFirst({ where: { workspaceId: r.clientWorkspaceId }, orderBy: { createdAt: "asc" }, select: { id: true } }),
-      tx.db.environment.findFirst({ where: { workspaceId: r.clientWorkspaceId, kind: "production", isSystem: true }, select: { id: true } }),
-    ]);
+    // one after the other: a transaction's connection takes one statement at a time
+    const app = await tx.db.application.findFirst({ where: { workspaceId: r.clientWorkspaceId }, orderBy: { createdAt: "asc" }, select: { id: true } });
+    const env = await tx.db.environment.findFirst({ where: { workspaceId: r.clientWorkspaceId, kind: "production", isSystem: true }, select: { id: true } });
     queueEmail(tx, { applicationId: app!.id, environmentId: env!.id }, {
       template: "client.partner_handoff",
       to: [r.clientEmail],

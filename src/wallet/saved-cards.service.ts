@@ -141,11 +141,10 @@ export async function createVaultSession(ctx: Ctx) {
   const w = requireWallet(ctx);
   const t = w.tenant;
   return withTx(ctx, async (tx) => {
-    const [app, env, connector] = await Promise.all([
-      tx.db.application.findUniqueOrThrow({ where: { id: t.applicationId }, select: { currency: true } }),
-      tx.db.environment.findUniqueOrThrow({ where: { id: t.environmentId }, select: { providerEnvironment: true } }),
-      tx.db.connector.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, kind: "card", status: "active" }, select: { id: true } }),
-    ]);
+    // one after the other: a transaction's connection takes one statement at a time
+    const app = await tx.db.application.findUniqueOrThrow({ where: { id: t.applicationId }, select: { currency: true } });
+    const env = await tx.db.environment.findUniqueOrThrow({ where: { id: t.environmentId }, select: { providerEnvironment: true } });
+    const connector = await tx.db.connector.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, kind: "card", status: "active" }, select: { id: true } });
     const now = tx.clock.now();
     const expiresAt = new Date(now.getTime() + VAULT_SESSION_TTL_MS);
     const base = tx.deps.config.CHECKOUT_URL;
