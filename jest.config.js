@@ -25,7 +25,7 @@ const POSTGRES_PASS_ONLY = [
 ];
 const EMBEDDED_PASS_ONLY = [
   // the real entry points on the embedded default (DATABASE_URL set to "" for the child processes)
-  "/test/(start|bootstrap-user|readme|webhooks-listen)\\.e2e\\.test\\.ts$",
+  "/test/(start|bootstrap-user|readme|webhooks-listen|build)\\.e2e\\.test\\.ts$",
   // no database at all
   "/test/(config|scopes|formatting|events-emitted|graphql-schema|graphql-parity)\\.test\\.ts$",
 ];

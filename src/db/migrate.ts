@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type { Pool, PoolClient } from "pg";
+import { PROJECT_ROOT } from "../shared/paths";
 
 export interface SqlConn {
   exec(sql: string): Promise<void>; // multi-statement, simple protocol
@@ -51,8 +52,8 @@ export function pgliteDriver(db: PGlite): SqlDriver {
   };
 }
 
-// Resolved from this file, not the working directory, so CLI commands work from anywhere.
-export const MIGRATIONS_DIR = path.resolve(__dirname, "../../prisma/migrations");
+// Under the project root, whether this runs from src/ or compiled into dist/ (shared/paths.ts).
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, "prisma", "migrations");
 
 export function migrationNames(dir = MIGRATIONS_DIR) {
   return existsSync(dir) ? readdirSync(dir).filter((d) => existsSync(path.join(dir, d, "migration.sql"))).sort() : [];

@@ -29,11 +29,14 @@ const WORKER_HEAP_MB = 1024;
 /** A parse taking longer is stopped (the largest allowed files take a few seconds). */
 const WORKER_TIMEOUT_MS = 120_000;
 
-const PARSE_MODULE = path.join(__dirname, "import.excel.parse.ts");
+// The parser module beside this one: TypeScript loaded through tsx's API under `npm start` (and Jest), plain
+// JavaScript once compiled (`npm run build`).
+const COMPILED = __filename.endsWith(".js");
+const PARSE_MODULE = path.join(__dirname, COMPILED ? "import.excel.parse.js" : "import.excel.parse.ts");
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const { require: tsRequire } = require(workerData.tsxApi);
-const { parseExcel } = tsRequire(workerData.parseModule, workerData.parseModule);
+const load = workerData.tsxApi ? require(workerData.tsxApi).require : (m) => require(m);
+const { parseExcel } = load(workerData.parseModule, workerData.parseModule);
 parentPort.postMessage(parseExcel(workerData.request));
 `;
 
@@ -41,7 +44,7 @@ function parseInWorker(request: ExcelParseRequest): Promise<ExcelParseResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { tsxApi: require.resolve("tsx/cjs/api"), parseModule: PARSE_MODULE, request },
+      workerData: { tsxApi: COMPILED ? null : require.resolve("tsx/cjs/api"), parseModule: PARSE_MODULE, request },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       stdout: false,
       stderr: false,

@@ -58,7 +58,13 @@ export function startService(env: Record<string, string>, ready = /listening on/
 
 /** Starts any entry point (e.g. src/cli/jobs.ts) in its own process group; resolves once `ready` matches. */
 export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp | null = null, timeoutMs = 90_000): Promise<Started> {
-  const proc = spawn(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  return startCommand(TSX, [script, ...args], env, ready, timeoutMs);
+}
+
+/** Starts any command (e.g. node on a compiled entry point) the same way. */
+export function startCommand(command: string, argv: string[], env: Record<string, string>, ready: RegExp | null = null, timeoutMs = 90_000): Promise<Started> {
+  const script = argv[0] ?? command;
+  const proc = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   running.add(proc);
   proc.once("exit", () => running.delete(proc));
   let out = "";
