@@ -101,7 +101,7 @@ test("a transaction writes all its events, and their deliveries, in one statemen
   expect(pingEvent.body.data).toMatchObject({ id: ping.body.data.eventId, type: "webhook.ping" });
 });
 
-test("GET /extension-installations: the same statements for a page of three installs as for one (no query per row)", async () => {
+test("GET /extension-installations: the same statements for three installs as for one; suspend and reactivate send nothing onto a busy connection", async () => {
   if (!t) return;
   const pub = await t.otherWorkspace("budget-publisher");
   const env = demo.environments.sandbox.id;
@@ -120,4 +120,14 @@ test("GET /extension-installations: the same statements for a page of three inst
   const three = await statementsOf(list);
   expect(three.result.body.data).toHaveLength(3);
   expect(show(three.statements)).toBe(show(one.statements));
+
+  // suspending and reactivating answer the install's view from inside their transaction: its reads go one at a
+  // time on the transaction's connection, never onto a busy one
+  const ext = (three.result.body.data as { extensionId: string }[])[0].extensionId;
+  const merchant = { token: demo.dashboardToken, headers: { "x-service-application-id": demo.applicationId, "x-service-environment-id": env } };
+  for (const status of ["suspended", "active"]) {
+    const toggled = await statementsOf(() => api("POST", `extensions/${ext}/suspend`, merchant));
+    expect([toggled.result.status, toggled.result.body.data.status]).toEqual([200, status]);
+    expect(toggled.busy.map(kindOf)).toEqual([]);
+  }
 });

@@ -136,8 +136,7 @@ export function quoteDocument(q: QuoteFull, rev: RevisionFull, stamp: Stamp | nu
 }
 
 export async function renderQuotePdf(q: QuoteFull, rev: RevisionFull, stamp: Stamp | null): Promise<Buffer> {
-  const out = await renderPdf(quoteDocument(q, rev, stamp));
-  return Buffer.from(out);
+  return renderPdf(quoteDocument(q, rev, stamp));
 }
 
 /**

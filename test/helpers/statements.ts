@@ -4,6 +4,8 @@ import { Client } from "pg";
 
 export interface Recorded {
   sql: string;
+  /** sent while the connection was still busy with another statement (pg queues it; pg 9 will refuse it) */
+  busy: boolean;
 }
 
 const proto = Client.prototype as unknown as { query: (...args: unknown[]) => unknown; __counted?: boolean };
@@ -15,7 +17,8 @@ if (!proto.__counted) {
   proto.query = function (this: unknown, ...args: unknown[]) {
     if (recording) {
       const a = args[0] as string | { text?: string };
-      log.push({ sql: typeof a === "string" ? a : (a?.text ?? String(a)) });
+      const c = this as { _activeQuery?: unknown; _queryQueue?: unknown[] };
+      log.push({ sql: typeof a === "string" ? a : (a?.text ?? String(a)), busy: Boolean(c._activeQuery) || (c._queryQueue?.length ?? 0) > 0 });
     }
     return original.apply(this, args);
   };
@@ -23,12 +26,12 @@ if (!proto.__counted) {
 }
 
 /** Runs `fn` and returns the statements sent while it ran (nothing else may run in this process meanwhile). */
-export async function statementsOf<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+export async function statementsOf<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[]; busy: string[] }> {
   log.length = 0;
   recording = true;
   try {
     const result = await fn();
-    return { result, statements: log.map((r) => r.sql) };
+    return { result, statements: log.map((r) => r.sql), busy: log.filter((r) => r.busy).map((r) => r.sql) };
   } finally {
     recording = false;
   }
