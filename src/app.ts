@@ -58,7 +58,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       next();
     },
     rejectMalformedGraphqlJson,
-    graphqlFastPath(yoga),
+    graphqlFastPath(yoga, deps, config.GRAPHQL_PREPARED),
     yoga,
     (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       const de = toDomainError(err);

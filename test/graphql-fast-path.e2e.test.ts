@@ -1,7 +1,7 @@
 // The GraphQL fast path (src/graphql/fast-path.ts) answers a server's JSON POST without Yoga's fetch-API layer. Each
 // case here is sent twice: as a server sends it (the fast path) and with a browser Origin header (Yoga's own path),
 // and the two answers must be the same: status, body, content type, rate-limit and replay headers.
-import { fastPathStats, regularMediaType } from "../src/graphql/fast-path";
+import { compare, fastPathStats, regularMediaType } from "../src/graphql/fast-path";
 import { startWithDemo, type TestApp } from "./helpers/app";
 
 let t: TestApp;
@@ -29,44 +29,69 @@ async function post(body: string, headers: Record<string, string>): Promise<Answ
   return { status: res.status, body: parsed, contentType: res.headers.get("content-type"), replayed: res.headers.get("idempotent-replayed"), rateLimited: res.headers.has("ratelimit-limit") };
 }
 
-/** The same request on both paths; returns both answers after checking the fast path took exactly one of them. */
+/**
+ * The same request on both paths; returns both answers after checking the fast path took exactly one of them, and
+ * whether it answered as a prepared query (skipping envelop's chain; the app runs GRAPHQL_PREPARED=verify here, so a
+ * compiled query that disagrees with the executor fails the request).
+ */
 async function bothPaths(body: unknown, headers: Record<string, string> = {}, yogaHeaders: Record<string, string> = headers) {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   const before = fastPathStats.served;
+  const preparedBefore = fastPathStats.prepared;
   const fast = await post(text, headers);
   const servedFast = fastPathStats.served - before;
+  const servedPrepared = fastPathStats.prepared - preparedBefore;
   const yoga = await post(text, { ...yogaHeaders, origin: "https://shop.example.test" });
   expect(fastPathStats.served - before).toBe(servedFast); // Yoga answered the Origin request
-  return { fast, yoga, servedFast };
+  return { fast, yoga, servedFast, servedPrepared };
 }
 
 const key = () => ({ "x-api-key": demo.apiKey });
 const VIEWER = "{ viewer { type scopes workspace { id slug } environment { id slug kind } apiKey { id keyPrefix } } }";
 
-test.each([
-  ["a query", { query: VIEWER }, {}],
-  ["a query with accept application/json", { query: VIEWER }, { accept: "application/json" }],
-  ["a syntax error", { query: "{ viewer { type " }, {}],
-  ["a syntax error, graphql-response+json preferred", { query: "{ viewer { type " }, { accept: "application/graphql-response+json, application/json" }],
-  ["an unknown field", { query: "{ viewer { nope } }" }, {}],
-  ["an unknown field, graphql-response+json", { query: "{ viewer { nope } }" }, { accept: "application/graphql-response+json" }],
-  ["a variable of the wrong type", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: { no: 1 } } }, {}],
-  ["a missing variable", { query: "query($id: ID!) { order(id: $id) { id } }" }, {}],
-  ["a domain error (unknown order: 404 not_found)", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: "00000000-0000-4000-8000-000000000000" } }, {}],
-  ["null variables and operationName", { query: VIEWER, variables: null, operationName: null }, {}],
-  ["a named operation among two", { query: `query A ${VIEWER} query B { viewer { type } }`, operationName: "B" }, {}],
-  ["two operations and no name", { query: `query A ${VIEWER} query B { viewer { type } }` }, {}],
-  ["a query over the alias limit", { query: `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: viewer { type }`).join(" ")} }` }, {}],
-])("%s: the fast path answers exactly as Yoga does", async (_name, body, headers) => {
-  const { fast, yoga, servedFast } = await bothPaths(body, { ...key(), ...headers });
-  expect(servedFast).toBe(1);
-  expect(fast).toEqual(yoga);
+// [name, body, headers, whether its document is a query that validates: the second request is a prepared one]
+const CASES: [string, unknown, Record<string, string>, boolean][] = [
+  ["a query", { query: VIEWER }, {}, true],
+  ["a query with accept application/json", { query: VIEWER }, { accept: "application/json" }, true],
+  ["a syntax error", { query: "{ viewer { type " }, {}, false],
+  ["a syntax error, graphql-response+json preferred", { query: "{ viewer { type " }, { accept: "application/graphql-response+json, application/json" }, false],
+  ["an unknown field", { query: "{ viewer { nope } }" }, {}, false],
+  ["an unknown field, graphql-response+json", { query: "{ viewer { nope } }" }, { accept: "application/graphql-response+json" }, false],
+  ["a variable of the wrong type", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: { no: 1 } } }, {}, true],
+  ["a variable of the wrong type, graphql-response+json", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: { no: 1 } } }, { accept: "application/graphql-response+json" }, true],
+  ["a missing variable", { query: "query($id: ID!) { order(id: $id) { id } }" }, {}, true],
+  ["a domain error (unknown order: 404 not_found)", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: "00000000-0000-4000-8000-000000000000" } }, {}, true],
+  ["a domain error, graphql-response+json", { query: "query($id: ID!) { order(id: $id) { id } }", variables: { id: "00000000-0000-4000-8000-000000000000" } }, { accept: "application/graphql-response+json" }, true],
+  ["a domain error under an alias, inside a fragment, beside data", { query: "query($id: ID!) { ...F v: viewer { type } } fragment F on Query { o: order(id: $id) { id } }", variables: { id: "00000000-0000-4000-8000-000000000000" } }, {}, true],
+  ["a refusal on a field (a dashboard-only field with an API key)", { query: "{ viewer { type } authorizedApps { clientId } }" }, {}, true],
+  ["null variables and operationName", { query: VIEWER, variables: null, operationName: null }, {}, true],
+  ["a named operation among two", { query: `query A ${VIEWER} query B { viewer { type } }`, operationName: "B" }, {}, true],
+  ["an unknown operation name", { query: `query A ${VIEWER}`, operationName: "C" }, {}, false],
+  ["two operations and no name", { query: `query A ${VIEWER} query B { viewer { type } }` }, {}, false],
+  ["a query over the alias limit", { query: `{ ${Array.from({ length: 30 }, (_, i) => `a${i}: viewer { type }`).join(" ")} }` }, {}, false],
+  ["a mutation", { query: 'mutation { createCart(customerEmail: "prepared@example.com") { customerEmail } }' }, {}, false],
+  ["introspection", { query: "{ __schema { queryType { name } } __type(name: \"Viewer\") { name kind fields { name type { name kind ofType { name } } } } }" }, {}, true],
+  ["typename and skip/include", { query: "query($no: Boolean!) { __typename viewer { __typename type scopes @skip(if: $no) workspace @include(if: $no) { id } } }", variables: { no: true } }, {}, true],
+];
+
+test.each(CASES)("%s: the fast path answers exactly as Yoga does, the first time and once prepared", async (_name, body, headers, preparable) => {
+  const first = await bothPaths(body, { ...key(), ...headers });
+  expect(first.servedFast).toBe(1); // prepared already when an earlier case sent the same document
+  expect(first.fast).toEqual(first.yoga);
+  const again = await bothPaths(body, { ...key(), ...headers });
+  expect(again.servedFast).toBe(1);
+  expect(again.servedPrepared).toBe(preparable ? 1 : 0);
+  expect(again.fast).toEqual(again.yoga);
+  expect(again.fast.body).toEqual(first.fast.body);
 });
 
 test("credentials: no key, a wrong key and a revoked-looking key answer the same on both paths (401 unauthorized)", async () => {
-  for (const headers of [{}, { "x-api-key": "sk_sandbox_wrong" }, { authorization: "Bearer nope" }] as Record<string, string>[]) {
-    const { fast, yoga } = await bothPaths({ query: VIEWER }, headers);
+  await post(JSON.stringify({ query: VIEWER }), key()); // the document is prepared: credentials are checked per request
+  for (const headers of [{}, { "x-api-key": "sk_sandbox_wrong" }, { authorization: "Bearer nope" }, { "x-api-key": demo.apiKey, "x-service-pm-token": "pmt_x" }] as Record<string, string>[]) {
+    const { fast, yoga, servedPrepared } = await bothPaths({ query: VIEWER }, headers);
+    expect(servedPrepared).toBe(1);
     expect(fast).toEqual(yoga);
+    expect(["unauthorized", "forbidden"]).toContain((fast.body as any).errors[0].extensions.code);
   }
   const { fast } = await bothPaths({ query: VIEWER }, { "x-api-key": "sk_sandbox_wrong" });
   expect(fast.status).toBe(401);
@@ -112,4 +137,22 @@ test("the media type Yoga would pick for a regular result", () => {
   expect(regularMediaType("text/event-stream")).toBeNull();
   expect(regularMediaType("multipart/mixed")).toBeNull();
   expect(regularMediaType("image/png")).toBeNull();
+});
+
+test("verify mode fails a prepared answer that differs from the executor's, and sets aside a query whose answer changes run to run", async () => {
+  const params = { query: "{ viewer { type } }" };
+  const answer = (type: string) => ({ data: { viewer: { type } } });
+  const before = { ...fastPathStats };
+  await compare(params, answer("api_key"), answer("api_key"), async () => answer("api_key"));
+  expect(fastPathStats.verified).toBe(before.verified + 1);
+  await expect(compare(params, answer("dashboard"), answer("api_key"), async () => answer("api_key"))).rejects.toThrow(/GRAPHQL_PREPARED=verify/);
+  await compare(params, answer("a"), answer("b"), async () => answer("c"));
+  expect(fastPathStats.unverifiable).toBe(before.unverifiable + 1);
+  expect(fastPathStats.verified).toBe(before.verified + 1);
+});
+
+test("a prepared query's answer is verified against the executor on every request in the tests", async () => {
+  const before = fastPathStats.verified;
+  for (let i = 0; i < 3; i++) await post(JSON.stringify({ query: VIEWER }), key());
+  expect(fastPathStats.verified - before).toBe(3);
 });

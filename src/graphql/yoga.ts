@@ -55,13 +55,16 @@ export async function buildContext(deps: Deps, src: CredentialSource, ip?: strin
   }
 }
 
-/** The live gate for GraphQL: an operation selecting any gated root field answers the credential's 402. */
+/** The live gate's refusal for this operation, or null: an operation selecting any gated root field answers the credential's 402. */
+export function liveGateRefusal(args: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) {
+  const gate = (args.contextValue as GqlContext).liveGate;
+  if (!gate || !operationIsGated(args.document, args.operationName)) return null;
+  return createGraphQLError(gate.message, { extensions: { code: gate.code, status: gate.status, ...(gate.details ? { details: gate.details } : {}), http: { status: gate.status } } });
+}
+
+/** The live gate for GraphQL. */
 function liveGatePlugin() {
-  const refuse = (args: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) => {
-    const gate = (args.contextValue as GqlContext).liveGate;
-    if (!gate || !operationIsGated(args.document, args.operationName)) return null;
-    return createGraphQLError(gate.message, { extensions: { code: gate.code, status: gate.status, ...(gate.details ? { details: gate.details } : {}), http: { status: gate.status } } });
-  };
+  const refuse = liveGateRefusal;
   return {
     onExecute({ args, setResultAndStopExecution }: any) {
       const e = refuse(args);
@@ -76,6 +79,11 @@ function liveGatePlugin() {
 
 /** RateLimit-* headers on GraphQL HTTP responses: the context of each request keeps its bucket's state. */
 const limitByRequest = new WeakMap<Request, GqlContext>();
+
+/** The context Yoga built for this request (for the fast path's verify mode), if it built one. */
+export function contextOf(request: Request) {
+  return limitByRequest.get(request);
+}
 
 /** The rate-limit state the request's context reported (for the fast path, which answers without onResponse). */
 export function rateStateOf(request: Request) {
