@@ -125,6 +125,8 @@ class PreparedQueries {
   private readonly entries = new Map<string, Prepared>();
   /** texts that did not parse or validate, or are not queries: not tried again */
   private readonly refused = new Set<string>();
+  /** texts seen once: a document is compiled on its second request, so one-off documents cost no compilation */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly yoga: Yoga,
@@ -135,12 +137,18 @@ class PreparedQueries {
     return this.mode === "off" ? undefined : this.entries.get(preparedKey(params.query, params.operationName));
   }
 
-  /** After Yoga answered: keep the document when it parses, validates and selects a query operation. */
+  /** After Yoga answered (the second time for this text): keep the document when it parses, validates and selects a query operation. */
   learn(params: Params) {
     if (this.mode === "off") return undefined;
     const key = preparedKey(params.query, params.operationName);
     const known = this.entries.get(key);
     if (known || this.refused.has(key)) return known;
+    if (!this.seen.has(key)) {
+      if (this.seen.size >= PREPARED_MAX) this.seen.clear();
+      this.seen.add(key);
+      return undefined;
+    }
+    this.seen.delete(key);
     let entry: Prepared | undefined;
     try {
       // the same parse and validate Yoga ran (its caches answer: no second parse or validation)
