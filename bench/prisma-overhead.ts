@@ -5,7 +5,9 @@
 // every round is printed).
 // Variants, each reading one Workspace row by primary key, awaited one after another on the same pool:
 //   prisma findUnique, prisma $queryRaw, pg pool.query, and the first two inside interactive transactions of ten
-//   reads each (the per-statement figure then includes a tenth of BEGIN and COMMIT, as a service's transactions do).
+//   reads each (the per-statement figure then includes a tenth of BEGIN and COMMIT, as a service's transactions do);
+//   then a transaction of one read, through Prisma's interactive transaction and on a pg client (figures per
+//   transaction).
 // CPU is this process's user + system time (process.cpuUsage) divided by the statements sent; PostgreSQL's own CPU
 // is not in it. Wall time is per statement, one at a time.
 import { openDb } from "../src/db/client";
@@ -43,6 +45,23 @@ async function main() {
       for (let i = 0; i < STATEMENTS / 10; i++) await p.$transaction(async (tx) => {
         for (let j = 0; j < 10; j++) await tx.$queryRaw`SELECT * FROM "Workspace" WHERE id = ${id}::uuid`;
       });
+    }],
+    // One read per transaction: the per-"read" figure is then the whole transaction (BEGIN, the read, COMMIT), which is
+    // what each of the checkout scenario's seven transactions pays around its statements.
+    ["prisma $transaction of 1 $queryRaw (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await p.$transaction(async (tx) => tx.$queryRaw`SELECT * FROM "Workspace" WHERE id = ${id}::uuid`);
+    }],
+    ["pg BEGIN, 1 query, COMMIT on one client (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) {
+        const c = await db.pool!.connect();
+        try {
+          await c.query("BEGIN");
+          await c.query(`SELECT * FROM "Workspace" WHERE id = $1::uuid`, [id]);
+          await c.query("COMMIT");
+        } finally {
+          c.release();
+        }
+      }
     }],
   ];
 
