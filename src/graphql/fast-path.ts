@@ -81,9 +81,9 @@ function isParams(v: unknown): v is { query: string; variables?: Record<string, 
 export const fastPathStats = { served: 0, prepared: 0, verified: 0, unverifiable: 0 };
 
 /**
- * Prepared queries. A query document this process has seen pass Yoga's parse and validation (the armor depth, alias,
- * cost and token limits included) is kept by its text and operation name, with a graphql-jit compilation of it. Its
- * next requests skip envelop's plugin chain: they build the same context (credentials, rate limit), apply the live
+ * Prepared queries. A query document that comes a second time and has passed Yoga's parse and validation (the armor
+ * depth, alias, cost and token limits included) is kept by its text and operation name, with a graphql-jit
+ * compilation of it (a document sent once is never compiled). Its next requests skip envelop's plugin chain: they build the same context (credentials, rate limit), apply the live
  * gate, execute, mask errors with Yoga's own masking function and answer through the same result processor. For a
  * query nothing else in that chain acts on execution (the idempotency plugin acts on mutations only; armor and Yoga's
  * request checks act on parse, validation and params, which the fast path and the cached validation cover), so the
