@@ -280,6 +280,28 @@ describe("line items", () => {
     expectError(r, 422, "validation_error", ["lineItems"]);
     expect((await api("GET", `carts/${c.id}`, { key: key() })).body.data.lineItems).toHaveLength(250);
   });
+
+  // The add is one statement without a transaction: its lock, then a fresh read of the lines (cart_line_sums), must
+  // count a line that a concurrent add committed while it waited, or the cap and the ceiling would be passed.
+  test("concurrent adds: the cap and the totals' ceiling hold, and each added line has its one event", async () => {
+    const itemEvents = async (cartId: string) =>
+      (await t.deps.prisma.event.findMany({ where: { type: "cart.item_added" } })).filter((e) => (e.data as { cartId?: string }).cartId === cartId);
+    const c = await newCart();
+    await t.deps.prisma.cartLineItem.createMany({ data: Array.from({ length: 247 }, (_, i) => ({ cartId: c.id, name: `L${i}`, unitPrice: 1, requiresShipping: true })) });
+    const adds = await Promise.all(Array.from({ length: 8 }, (_, i) => api("POST", `carts/${c.id}/items`, { key: key(), body: { name: `race ${i}`, unitPrice: 1 } })));
+    expect(adds.filter((r) => r.status === 201)).toHaveLength(3);
+    for (const r of adds.filter((r) => r.status !== 201)) expectError(r, 422, "validation_error", ["lineItems"]);
+    expect((await api("GET", `carts/${c.id}`, { key: key() })).body.data.lineItems).toHaveLength(250);
+    expect((await itemEvents(c.id)).map((e) => (e.data as { lineItemId: string }).lineItemId).sort()).toEqual(adds.filter((r) => r.status === 201).map((r) => r.body.data.id).sort());
+
+    const d = await newCart();
+    await addItem(d.id, { unitPrice: 2_000_000_000 });
+    const big = await Promise.all(Array.from({ length: 4 }, () => api("POST", `carts/${d.id}/items`, { key: key(), body: { name: "W", unitPrice: 100_000_000 } })));
+    expect(big.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of big.filter((r) => r.status !== 201)) expectError(r, 422, "validation_error", ["subtotal"]);
+    expect((await api("GET", `carts/${d.id}`, { key: key() })).body.data).toMatchObject({ subtotal: 2_100_000_000 });
+    expect(await itemEvents(d.id)).toHaveLength(2);
+  });
 });
 
 describe("shipping selection, tax lines and totals", () => {

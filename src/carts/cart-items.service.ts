@@ -1,16 +1,17 @@
 // Cart line items (commerce.md part 2): add, change amounts or quantity, remove. Image URLs are stored
 // absolute: relative paths are resolved against the application's storefront base URL at write time.
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { CartLineItem } from "../generated/prisma/client";
-import { principalEventTenant, recordEvent } from "../events/events.service";
+import { type CartLineItem, Prisma } from "../generated/prisma/client";
+import { outboxIf, principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { metadataSchema } from "../shared/address";
-import { type Ctx, withTx } from "../shared/context";
+import { type Ctx, withStatement, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";
 import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { assertCartFits, assertCartTotalsFit } from "./carts.service";
-import { lockEditableCart, type TenantIds } from "./carts.machine";
+import { EDITABLE_STATUSES, lockEditableCart, type TenantIds } from "./carts.machine";
 import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
 
 export const MAX_LINE_ITEMS = 250;
@@ -96,44 +97,70 @@ async function findItem(ctx: Ctx, cartId: string, id: string): Promise<CartLineI
   return item;
 }
 
+/**
+ * POST /carts/{id}/items in one statement and no transaction (withStatement): it locks the cart row (404, or 409 for
+ * a cart that is not open), reads its lines' sums after the lock with a fresh snapshot (cart_line_sums, so a line
+ * committed by a concurrent add while this one waited is counted), and inserts the line only while the cart holds
+ * fewer than MAX_LINE_ITEMS and its totals stay within MAX_AMOUNT; the cart's updatedAt and the cart.item_added event
+ * (outboxIf: only if the line was inserted) are written with it. When nothing was inserted, the reason comes back with
+ * the row and is reported as before: the same error, in the same words.
+ */
 export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   requireScope(ctx, "carts:write");
   const input = parseInput(addItemInput, body);
   checkLineAmounts(input);
   const t = tenantIds(ctx);
-  return withTx(ctx, async (tx) => {
-    await lockEditableCart(tx, t, cartId);
-    const imageUrl = input.imageUrl ? await resolveImageUrl(tx, t.applicationId, input.imageUrl) : null;
-    // One statement under the cart's row lock (taken above, so it sees every line committed before it): the line is
-    // inserted only while the cart holds fewer than MAX_LINE_ITEMS, and the cart's totals come back with it.
-    const [row] = await tx.db.$queryRaw<(CartLineItem & { before: { n: number; subtotal: number; discount: number; tax: number }; selectedShipping: unknown; taxLines: unknown })[]>`
-      WITH cur AS (
-        SELECT count(*)::int AS n, COALESCE(SUM("unitPrice"::bigint * quantity), 0)::float8 AS subtotal,
-               COALESCE(SUM("discountAmount"), 0)::float8 AS discount, COALESCE(SUM("taxAmount"), 0)::float8 AS tax
-        FROM "CartLineItem" WHERE "cartId" = ${cartId}::uuid
-      )
-      INSERT INTO "CartLineItem" (id, "cartId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount",
-                                  "imageUrl", "requiresShipping", metadata, "createdAt")
-      SELECT gen_random_uuid(), ${cartId}::uuid, ${input.type}, ${input.referenceId ?? null}, ${input.name}, ${input.description ?? null},
-             ${input.unitPrice}::int, ${input.quantity}::int, ${input.taxAmount}::int, ${input.discountAmount}::int, ${imageUrl},
-             ${input.requiresShipping ?? input.type !== "service"}, ${JSON.stringify(input.metadata ?? {})}::jsonb, clock_timestamp()
-      FROM cur WHERE cur.n < ${MAX_LINE_ITEMS}
-      RETURNING *, (SELECT row_to_json(cur) FROM cur) AS before,
-        (SELECT "selectedShipping" FROM "Cart" WHERE id = ${cartId}::uuid) AS "selectedShipping",
-        (SELECT "taxLines" FROM "Cart" WHERE id = ${cartId}::uuid) AS "taxLines"`;
-    if (!row) throw errors.validation([{ path: ["lineItems"], message: `A cart holds at most ${MAX_LINE_ITEMS} line items` }]);
-    const { before, selectedShipping, taxLines, ...item } = row;
-    const subtotal = before.subtotal + item.unitPrice * item.quantity;
-    assertCartFits(subtotal, before.discount + item.discountAmount, before.tax + item.taxAmount, selectedShipping, taxLines);
-    await recordEvent(tx, principalEventTenant(tx), "cart.item_added", {
+  if (!UUID.safeParse(cartId).success) throw cartErrors.notFound();
+  return withStatement(ctx, async (c) => {
+    // An unresolvable image is reported after the cart's own 404 or 409, as when the lock came first.
+    const imageUrl = input.imageUrl ? await resolveImageUrl(c, t.applicationId, input.imageUrl).catch(async (e) => {
+      await lockEditableCart(c, t, cartId);
+      throw e;
+    }) : null;
+    const id = randomUUID();
+    await recordEvent(c, principalEventTenant(c), "cart.item_added", {
       cartId,
-      lineItemId: item.id,
-      type: item.type,
-      referenceId: item.referenceId,
-      quantity: item.quantity,
-      unitPrice: item.unitPrice,
+      lineItemId: id,
+      type: input.type,
+      referenceId: input.referenceId ?? null,
+      quantity: input.quantity,
+      unitPrice: input.unitPrice,
     });
-    return item;
+    const gross = input.unitPrice * input.quantity;
+    const [row] = await c.db.$queryRaw<(CartLineItem & { _status: string | null; _before: { n: number; subtotal: number; discount: number; tax: number } | null; _selectedShipping: unknown; _taxLines: unknown })[]>(Prisma.sql`
+      WITH lock AS (
+        SELECT id, status, "selectedShipping", "taxLines",
+               COALESCE(("selectedShipping" ->> 'rateAmount')::float8, 0) AS shipping,
+               CASE WHEN jsonb_typeof("taxLines") = 'array' THEN (SELECT COALESCE(SUM((e ->> 'amount')::float8), 0) FROM jsonb_array_elements("taxLines") e) ELSE 0 END AS "taxLinesTotal"
+        FROM "Cart" WHERE id = ${cartId}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid
+        FOR UPDATE
+      ), cur AS (
+        SELECT s.* FROM lock, LATERAL cart_line_sums(lock.id) AS s
+      ), ins AS (
+        INSERT INTO "CartLineItem" (id, "cartId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount",
+                                    "imageUrl", "requiresShipping", metadata, "createdAt")
+        SELECT ${id}::uuid, lock.id, ${input.type}, ${input.referenceId ?? null}, ${input.name}, ${input.description ?? null},
+               ${input.unitPrice}::int, ${input.quantity}::int, ${input.taxAmount}::int, ${input.discountAmount}::int, ${imageUrl},
+               ${input.requiresShipping ?? input.type !== "service"}, ${JSON.stringify(input.metadata ?? {})}::jsonb, clock_timestamp()
+        FROM lock, cur
+        WHERE lock.status = ANY (${[...EDITABLE_STATUSES]}::text[]) AND cur.n < ${MAX_LINE_ITEMS}
+          AND cur.subtotal + ${gross}::float8 <= ${MAX_AMOUNT}
+          AND cur.tax + ${input.taxAmount}::float8 + lock."taxLinesTotal" <= ${MAX_AMOUNT}
+          AND cur.subtotal + ${gross}::float8 - cur.discount - ${input.discountAmount}::float8 + lock.shipping + cur.tax + ${input.taxAmount}::float8 + lock."taxLinesTotal" <= ${MAX_AMOUNT}
+        RETURNING *
+      ), touch AS (
+        UPDATE "Cart" SET "updatedAt" = ${c.clock.now()} WHERE id = (SELECT "cartId" FROM ins)
+      )${outboxIf(c, Prisma.sql`EXISTS (SELECT 1 FROM ins)`)}
+      SELECT ins.*, (SELECT status FROM lock) AS "_status", (SELECT row_to_json(cur) FROM cur) AS "_before",
+             (SELECT "selectedShipping" FROM lock) AS "_selectedShipping", (SELECT "taxLines" FROM lock) AS "_taxLines"
+      FROM (SELECT 1) AS one LEFT JOIN ins ON true`);
+    const { _status, _before: before, _selectedShipping, _taxLines, ...item } = row;
+    if (item.id) return item as CartLineItem;
+    if (_status === null) throw cartErrors.notFound();
+    if (!(EDITABLE_STATUSES as readonly string[]).includes(_status)) throw cartErrors.notEditable(_status);
+    if (before!.n >= MAX_LINE_ITEMS) throw errors.validation([{ path: ["lineItems"], message: `A cart holds at most ${MAX_LINE_ITEMS} line items` }]);
+    assertCartFits(before!.subtotal + gross, before!.discount + input.discountAmount, before!.tax + input.taxAmount, _selectedShipping, _taxLines);
+    throw new Error("the line was not inserted, for no reason the statement reported");
   });
 }
 

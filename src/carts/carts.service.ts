@@ -1,13 +1,14 @@
 // Native carts (commerce.md parts 2 to 4): create, read, update, shipping selection and tax lines. Line items
 // are in cart-items.service.ts. Totals are derived on every read from the lines, the selected shipping and the
 // tax lines, never stored, so they cannot drift from what they sum.
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
 import { findCustomer, emailSchema } from "../customers/customers.service";
-import { principalEventTenant, recordEvent } from "../events/events.service";
+import { principalEventTenant, recordEvent, withOutbox } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
-import { type Ctx, withTx } from "../shared/context";
+import { type Ctx, withStatement, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount, currencyCode, lineTotal, MAX_AMOUNT, sum } from "../shared/money";
 import { appliedDiscountView, discountAmountOn, snapshotOf } from "../discounts/amount";
@@ -278,23 +279,18 @@ export async function createCart(ctx: Ctx, body: unknown) {
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   const applicationCurrency = p.application!.currency;
   if (input.currency && input.currency !== applicationCurrency) throw cartErrors.currencyMismatch(input.currency, applicationCurrency);
-  return withTx(ctx, async (tx): Promise<CartWithItems> => {
-    const customer = input.customerId ? await requireCustomer(tx, t, input.customerId) : null;
-    const cart = await tx.db.cart.create({
-      data: {
-        ...t,
-        currency: applicationCurrency,
-        customerId: input.customerId ?? null,
-        customerEmail: input.customerEmail ?? null,
-        metadata: (input.metadata ?? {}) as object,
-      },
-    });
-    await recordEvent(tx, principalEventTenant(tx), "cart.created", {
-      cartId: cart.id,
-      currency: cart.currency,
-      customerId: cart.customerId,
-      customerEmail: cart.customerEmail,
-    });
+  // One statement, no transaction (withStatement): the cart and its cart.created event (withOutbox).
+  return withStatement(ctx, async (c): Promise<CartWithItems> => {
+    const customer = input.customerId ? await requireCustomer(c, t, input.customerId) : null;
+    const id = randomUUID();
+    const at = c.clock.now();
+    const customerEmail = input.customerEmail ?? null;
+    await recordEvent(c, principalEventTenant(c), "cart.created", { cartId: id, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail });
+    const [cart] = await c.db.$queryRaw<Cart[]>(withOutbox(c, Prisma.sql`
+      INSERT INTO "Cart" (id, "applicationId", "environmentId", currency, "customerId", "customerEmail", metadata, "createdAt", "updatedAt")
+      VALUES (${id}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, ${applicationCurrency}, ${input.customerId ?? null}::uuid, ${customerEmail},
+        ${JSON.stringify(input.metadata ?? {})}::jsonb, ${at}, ${at})
+      RETURNING *`));
     // A new cart has no lines: what was written is what a read would return (no read-back).
     return { ...cart, lineItems: [], customer: customer && { id: customer.id, email: customer.email } };
   });

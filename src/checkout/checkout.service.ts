@@ -2,11 +2,11 @@
 // processes, one order per session whatever happens, payment on the test processor or Net-N terms.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { CheckoutSession, Payment, Prisma } from "../generated/prisma/client";
+import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/client";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartView, createCart, loadCartForCheckout } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
-import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
+import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
 import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
@@ -17,7 +17,7 @@ import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.
 import { applyCodeToCart, recordSessionDiscount, redeemCartDiscount } from "../discounts/discounts.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
-import { type Ctx, reportLimit, withTx } from "../shared/context";
+import { type Ctx, reportLimit, withStatement, withTx } from "../shared/context";
 import { createSubscriptionFromCheckout, type Recurring, recurringInput, recurringLine, trialApplies } from "../subscriptions/subscriptions.service";
 import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -97,7 +97,9 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   // recurring: card only (the card is vaulted for renewals); an empty cart is allowed (completion synthesizes the line)
   const recurring = input.recurring === undefined ? null : parseRecurring(input.recurring, input.allowedMethods, input.paymentTerms?.netN);
-  return withTx(ctx, async (tx) => {
+  // Without a discount code the only write is the session's statement (withStatement: no transaction); applying a
+  // code writes the cart as well, so that takes a transaction.
+  return (input.discountCode ? withTx : withStatement)(ctx, async (tx) => {
     let cartId = input.cartId;
     if (!cartId) {
       const found = await tx.db.cart.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, externalCartId: input.externalCartId }, orderBy: { createdAt: "desc" } });
@@ -115,7 +117,11 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     const connectors = await activeConnectors(tx, t);
     const available = DEFAULT_METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
     const allowedMethods = recurring ? ["card"] : input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
+    // The event is recorded first, so that it rides in the session's statement (withOutbox).
+    const sessionId = randomUUID();
+    await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: sessionId });
     const session = await insertSession(tx, t, {
+      id: sessionId,
       cartId: cart.id,
       returnUrl: input.returnUrl,
       cancelUrl: input.cancelUrl,
@@ -129,12 +135,13 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       metadata: input.metadata ?? {},
       recurring,
     });
-    await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: session.id });
     return input.discountCode ? recordSessionDiscount(tx, session, discounted) : session;
   });
 }
 
 export interface NewSession {
+  /** default: a fresh one */
+  id?: string;
   cartId: string;
   returnUrl: string;
   cancelUrl: string;
@@ -155,25 +162,25 @@ export interface NewSession {
 }
 
 /**
- * One statement: the cart reopens (if abandoned) and lives as long as the session, and the session is inserted.
- * Shared by POST /checkout-sessions and a quote's acceptance.
+ * One statement: the cart reopens (if abandoned) and lives as long as the session, and the session is inserted, with
+ * the events recorded so far in the transaction (withOutbox). Shared by POST /checkout-sessions and a quote's acceptance.
  */
 export async function insertSession(tx: Ctx, t: { applicationId: string; environmentId: string }, n: NewSession): Promise<CheckoutSession> {
   const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
   const at = tx.clock.now();
   const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
-  const [session] = await tx.db.$queryRaw<CheckoutSession[]>`
+  const [session] = await tx.db.$queryRaw<CheckoutSession[]>(withOutbox(tx, Prisma.sql`
     WITH c AS (
       UPDATE "Cart" SET "expiresAt" = ${expiresAt}, status = CASE WHEN status = 'abandoned' THEN 'open' ELSE status END, "updatedAt" = ${at}
       WHERE id = ${n.cartId}::uuid RETURNING id
     )
     INSERT INTO "CheckoutSession" (id, "applicationId", "environmentId", "cartId", "returnUrl", "cancelUrl", "customerEmail", "customerId", customer,
       "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt", "quoteId", "depositAmount", "balanceNetN", recurring)
-    SELECT ${randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${n.returnUrl}, ${n.cancelUrl},
+    SELECT ${n.id ?? randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${n.returnUrl}, ${n.cancelUrl},
       ${n.customerEmail}, ${n.customerId}::uuid, ${json(n.customer)}::jsonb, ${n.allowedMethods}::text[], ${n.netN}::int, ${n.collectShipping},
       ${n.collectBilling}, ${JSON.stringify(n.metadata ?? {})}::jsonb, ${expiresAt}, ${at}, ${n.quoteId ?? null}::uuid, ${n.depositAmount ?? null}::int, ${n.balanceNetN ?? null}::int, ${json(n.recurring)}::jsonb
     FROM c
-    RETURNING *`;
+    RETURNING *`));
   return session;
 }
 
@@ -416,7 +423,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         charge: proxyCharge,
         then: async (tx, p) => {
           if (s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
-          await finish(tx, s0.id, orderId, p.id, now);
+          await finish(tx, s0, orderId, p.id);
         },
       });
     } else if (method === "card") {
@@ -424,7 +431,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       settled = await withTx(ctx, async (tx) => {
         const p = await applyChargeResult(tx, payment, result);
         if (p.status !== "failed" && s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
-        if (p.status !== "failed") await finish(tx, s0.id, orderId, p.id, now);
+        if (p.status !== "failed") await finish(tx, s0, orderId, p.id);
         if (p.status !== "failed" && recurring) {
           subscriptionId = (await createSubscriptionFromCheckout(tx, { session: s0, orderId, customerId: customerId!, email, currency: cart.currency, paymentToken: input.paymentToken!, trial: recurring.trial })).id;
         }
@@ -445,7 +452,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
           data: { dueDate: due, metadata: { dueDate, invoiceIssuedAt: issued.toISOString(), net30Acceptance: input.net30Acceptance } as any },
         });
         const p = await applyChargeResult(tx, { ...payment, metadata: {} } as Payment, { outcome: "authorized", processorPaymentId: `invoice_${payment.id}` });
-        await finish(tx, s0.id, orderId, p.id, now);
+        await finish(tx, s0, orderId, p.id);
         return p;
       });
     }
@@ -588,19 +595,24 @@ async function issueBalanceInvoice(tx: Ctx, s: CheckoutSession, orderId: string,
   await applyChargeResult(tx, payment, { outcome: "authorized", processorPaymentId: `invoice_${payment.id}` });
 }
 
-async function finish(tx: Ctx, sessionId: string, orderId: string, paymentId: string, _claimedAt: Date) {
-  // The session completes and its cart converts in one statement.
-  const [s] = await tx.db.$queryRaw<{ id: string; cartId: string; applicationId: string; environmentId: string }[]>`
+/**
+ * The session completes and its cart converts in one statement, which also carries the transaction's outbox (its
+ * events, cart.converted among them, and the payment's receipt: the payment and order rows it reads were written by
+ * earlier statements).
+ */
+async function finish(tx: Ctx, s: Pick<CheckoutSession, "id" | "cartId" | "applicationId" | "environmentId">, orderId: string, paymentId: string) {
+  await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
+  const done = await tx.db.$queryRaw<{ id: string }[]>(withOutbox(tx, Prisma.sql`
     WITH s AS (
       UPDATE "CheckoutSession" SET status = 'completed', "completedAt" = ${tx.clock.now()}, "orderId" = ${orderId}::uuid,
         "paymentId" = ${paymentId}::uuid, "completionStartedAt" = NULL
-      WHERE id = ${sessionId}::uuid
-      RETURNING id, "cartId", "applicationId", "environmentId"
+      WHERE id = ${s.id}::uuid
+      RETURNING id, "cartId"
     ), c AS (
       UPDATE "Cart" SET status = 'converted', "updatedAt" = ${tx.clock.now()} WHERE id = (SELECT "cartId" FROM s) RETURNING id
     )
-    SELECT s.* FROM s, c`;
-  await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
+    SELECT s.id FROM s, c`));
+  if (done.length !== 1) throw new Error(`checkout session ${s.id} or its cart vanished while completing`);
 }
 
 // ---- embedded checkout ---------------------------------------------------------------------------------

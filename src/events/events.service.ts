@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
-import type { Event } from "../generated/prisma/client";
+import { type Event, Prisma } from "../generated/prisma/client";
 import { credentialIsLive, requirePrincipal, requireTenant } from "../platform/auth.service";
 import type { Principal } from "../platform/principal";
 import { type Ctx, type PendingEvent } from "../shared/context";
@@ -11,7 +11,7 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { hasScope } from "../shared/scopes";
 import { EVENT_CONVENTIONS, EVENT_TYPES, eventTypeInfo, READ_SCOPE } from "./catalog";
 import { type Envelope, tenantTopic } from "./hub";
-import { emailInsertSql, takePendingEmails } from "../mail/mail.service";
+import { emailInsert, takePendingEmails } from "../mail/mail.service";
 import { queuePaymentReceipt, RECEIPT_EVENTS } from "../payments/receipts";
 
 export interface EventTenant {
@@ -80,29 +80,66 @@ export async function flushEvents(ctx: Ctx) {
   if (ctx.pendingEvents) await writeEvents(ctx, ctx.pendingEvents);
 }
 
-/** The outbox write: a transaction's events and their deliveries (subscribed, active endpoints) in one statement. */
+/** The outbox write at commit: the transaction's events not yet written (with its queued emails), in one statement. */
 async function writeEvents(ctx: Ctx, events: PendingEvent[]) {
-  if (!events.length) return;
-  // Emails queued in the transaction ride in the same statement (mail.service.ts emailInsertSql).
+  const ctes = outboxCtes(ctx, events);
+  if (ctes) await ctx.db.$executeRaw(Prisma.sql`WITH ${ctes} SELECT 1`);
+}
+
+/**
+ * The outbox as CTEs, taking what is pending: the transaction's events, one delivery per subscribed active endpoint of
+ * the environment (only `onlyEndpointId` when given), and its queued emails (mail.service.ts emailInsert). Null when
+ * no event is pending: emails alone are written at commit by mail.service.ts.
+ */
+function outboxCtes(ctx: Ctx, pending: PendingEvent[] | undefined, when: Prisma.Sql = Prisma.sql`true`): Prisma.Sql | null {
+  if (!pending?.length) return null;
+  const events = JSON.stringify(pending);
+  pending.length = 0;
   const emails = takePendingEmails(ctx);
-  await ctx.db.$executeRawUnsafe(
-    `WITH ${emails ? `em AS (${emailInsertSql(2)}), ` : ""}x AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
+  const parts: Prisma.Sql[] = [];
+  if (emails) parts.push(Prisma.sql`ox_em AS (${emailInsert(emails, when)})`);
+  parts.push(Prisma.sql`ox_x AS (
+       SELECT * FROM jsonb_to_recordset(${events}::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
          "environmentKind" text, type text, version text, data jsonb, "createdAt" timestamptz, "onlyEndpointId" uuid)
-     ), ev AS (
+       WHERE ${when}
+     ), ox_ev AS (
        INSERT INTO "Event" (id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt")
-       SELECT id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt" FROM x
+       SELECT id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt" FROM ox_x
        RETURNING id
-     )
-     INSERT INTO "WebhookDelivery" (id, "endpointId", "eventId", "nextAttemptAt")
-     SELECT gen_random_uuid(), e.id, x.id, x."createdAt"
-     FROM x JOIN ev USING (id)
-     JOIN "WebhookEndpoint" e ON e."applicationId" = x."applicationId" AND e."environmentId" = x."environmentId" AND e."deletedAt" IS NULL
-      AND CASE WHEN x."onlyEndpointId" IS NULL THEN e."isActive" AND x.type = ANY (e."enabledEvents") ELSE e.id = x."onlyEndpointId" END`,
-    JSON.stringify(events),
-    ...(emails ? [emails] : []),
-  );
-  events.length = 0;
+     ), ox_wd AS (
+       INSERT INTO "WebhookDelivery" (id, "endpointId", "eventId", "nextAttemptAt")
+       SELECT gen_random_uuid(), e.id, x.id, x."createdAt"
+       FROM ox_x x JOIN ox_ev USING (id)
+       JOIN "WebhookEndpoint" e ON e."applicationId" = x."applicationId" AND e."environmentId" = x."environmentId" AND e."deletedAt" IS NULL
+        AND CASE WHEN x."onlyEndpointId" IS NULL THEN e."isActive" AND x.type = ANY (e."enabledEvents") ELSE e.id = x."onlyEndpointId" END
+     )`);
+  return Prisma.join(parts, ", ");
+}
+
+/**
+ * `statement` carrying the outbox: the events recorded so far in this transaction (with its queued emails) are written
+ * by the same statement, as CTEs before its own, instead of by one more statement at commit. Events recorded later
+ * are written at commit as usual. PostgreSQL runs every CTE of a statement on one snapshot: the outbox reads
+ * endpoints, and an email addressed from a payment reads that payment and its order, as they were before the
+ * statement, so it must not ride in the statement that writes them (mail.service.ts emailInsert).
+ */
+export function withOutbox(ctx: Ctx, statement: Prisma.Sql): Prisma.Sql {
+  const ctes = outboxCtes(ctx, ctx.pendingEvents);
+  if (!ctes) return statement;
+  const [head, ...rest] = statement.strings;
+  const m = /^\s*WITH\s/i.exec(head);
+  if (!m) return Prisma.sql`WITH ${ctes} ${statement}`;
+  return Prisma.sql`WITH ${ctes}, ${new Prisma.Sql([head.slice(m[0].length), ...rest], statement.values)}`;
+}
+
+/**
+ * The outbox as further CTEs (with their leading comma; empty when nothing is pending) for a statement that may
+ * refuse its own write outside a transaction: placed after the statement's own CTEs, the outbox is written only if
+ * `when`, a condition on them, holds. Otherwise as withOutbox.
+ */
+export function outboxIf(ctx: Ctx, when: Prisma.Sql): Prisma.Sql {
+  const ctes = outboxCtes(ctx, ctx.pendingEvents, when);
+  return ctes ? Prisma.sql`, ${ctes}` : Prisma.empty;
 }
 
 export function canRead(p: Principal, type: string) {

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { z } from "zod";
-import type { Email, Prisma } from "../generated/prisma/client";
+import { type Email, Prisma } from "../generated/prisma/client";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Ctx, Deps } from "../shared/context";
 import { makeCtx } from "../shared/context";
@@ -80,13 +80,16 @@ export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: s
 }
 
 /**
- * The INSERT of a transaction's queued emails reading its rows from parameter `$n` (jsonb). The events outbox folds
- * it into its own statement (events.service.ts writeEvents), so queuing an email beside an event costs no round trip.
+ * The INSERT of a transaction's queued emails, reading its rows from `rows` (the JSON of takePendingEmails). The events
+ * outbox folds it into its own statement (events.service.ts outboxCtes), so queuing an email beside an event costs no
+ * round trip. A toPaymentBuyer row reads its address from the payment and its order as they were before the
+ * statement that carries it: they must have been written by an earlier statement. Rows are written only if `when`
+ * holds (events.service.ts withOutbox).
  */
-export function emailInsertSql(n: number) {
-  return `INSERT INTO "Email" (id, "applicationId", "environmentId", template, audience, "toAddresses", vars, "dedupeKey", "quoteId", "orderId", "paymentId", "nextAttemptAt", "createdAt")
+export function emailInsert(rows: string, when: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
+  return Prisma.sql`INSERT INTO "Email" (id, "applicationId", "environmentId", template, audience, "toAddresses", vars, "dedupeKey", "quoteId", "orderId", "paymentId", "nextAttemptAt", "createdAt")
      SELECT x.id, x."applicationId", x."environmentId", x.template, x.audience, to_."addresses", x.vars, x."dedupeKey", x."quoteId", x."orderId", x."paymentId", x."nextAttemptAt", x."nextAttemptAt"
-     FROM jsonb_to_recordset($${n}::jsonb) AS x(id uuid, "applicationId" uuid, "environmentId" uuid, template text, audience text, "toAddresses" text[], "toPaymentBuyer" boolean,
+     FROM jsonb_to_recordset(${rows}::jsonb) AS x(id uuid, "applicationId" uuid, "environmentId" uuid, template text, audience text, "toAddresses" text[], "toPaymentBuyer" boolean,
        vars jsonb, "dedupeKey" text, "quoteId" uuid, "orderId" uuid, "paymentId" uuid, "nextAttemptAt" timestamptz)
      CROSS JOIN LATERAL (
        SELECT CASE WHEN x."toPaymentBuyer" THEN ARRAY(
@@ -94,11 +97,11 @@ export function emailInsertSql(n: number) {
          WHERE p.id = x."paymentId" AND COALESCE(p.metadata #>> '{net30Acceptance,billingEmail}', o.email) IS NOT NULL)
        ELSE x."toAddresses" END AS addresses
      ) AS to_
-     WHERE x.audience = 'merchant' OR cardinality(to_.addresses) > 0
+     WHERE (x.audience = 'merchant' OR cardinality(to_.addresses) > 0) AND ${when}
      ON CONFLICT ("dedupeKey") DO NOTHING`;
 }
 
-/** The transaction's queued emails as the jsonb parameter of emailInsertSql, taken (later writes skip them). */
+/** The transaction's queued emails as the jsonb parameter of emailInsert, taken (later writes skip them). */
 export function takePendingEmails(ctx: Ctx): string | null {
   const rows = ctx.pendingEmails as Pending[] | undefined;
   if (!rows?.length) return null;
@@ -110,7 +113,7 @@ export function takePendingEmails(ctx: Ctx): string | null {
 async function writeEmails(ctx: Ctx) {
   const rows = takePendingEmails(ctx);
   if (!rows) return;
-  await ctx.db.$executeRawUnsafe(emailInsertSql(1), rows);
+  await ctx.db.$executeRaw(emailInsert(rows));
 }
 
 // ---- sending ------------------------------------------------------------------------------------------------
