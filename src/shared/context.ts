@@ -114,13 +114,7 @@ export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { i
         },
         { maxWait: 15_000, timeout: 30_000, isolationLevel: opts.isolationLevel },
       );
-      for (const h of hooks) {
-        try {
-          await h();
-        } catch (e) {
-          console.error("[afterCommit] hook failed", e);
-        }
-      }
+      await runAfterCommit(hooks);
       return result;
     } catch (e) {
       if (attempt < MAX_ATTEMPTS && RETRYABLE.has(pgCode(e) ?? "")) {
@@ -147,6 +141,12 @@ export async function withStatement<T>(ctx: Ctx, fn: (c: Ctx) => Promise<T>): Pr
   if (c.pendingEvents?.length || (c.pendingEmails as unknown[] | undefined)?.length) {
     throw new Error("withStatement: an event or email was recorded after the statement that should have carried it");
   }
+  await runAfterCommit(hooks);
+  return result;
+}
+
+/** Runs a committed command's afterCommit callbacks; one that fails is logged and does not stop the others. */
+async function runAfterCommit(hooks: (() => void | Promise<void>)[]) {
   for (const h of hooks) {
     try {
       await h();
@@ -154,7 +154,6 @@ export async function withStatement<T>(ctx: Ctx, fn: (c: Ctx) => Promise<T>): Pr
       console.error("[afterCommit] hook failed", e);
     }
   }
-  return result;
 }
 
 /** Runs `load` once per transaction for `key` (outside a transaction: every time). */
