@@ -31,7 +31,7 @@ const PASS = ["Import", "ImportError", "ImportRecord", "Event", "JobWorker", "We
 const business = (c: Record<string, number>) => Object.fromEntries(Object.entries(c).filter(([k]) => !PASS.includes(k)));
 
 /**
- * Dry run, then a commit run by a separate worker process (batches of 100 rows, a 2 s lease) that is SIGKILLed once
+ * Dry run, then a commit run by a separate worker process (batches of 100 rows, a 5 s lease) that is SIGKILLed once
  * its first batch is checkpointed; the next worker resumes after the lease lapses. Returns the import id and the
  * import as the dead worker left it.
  */
@@ -40,7 +40,7 @@ async function killedCommit(key: string, opts: Parameters<typeof preparedImport>
   await api("POST", `imports/${id}/validate`, { key });
   await runWorker(t);
   expect((await api("POST", `imports/${id}/commit`, { key })).status).toBe(202);
-  const worker = await startScript("src/cli/jobs.ts", ["run", "import-runner"], { DATABASE_URL: t.databaseUrl!, REDIS_URL: "", LOG_LEVEL: "error", IMPORT_BATCH_ROWS: "100", IMPORT_LEASE_SECONDS: "2" });
+  const worker = await startScript("src/cli/jobs.ts", ["run", "import-runner"], { DATABASE_URL: t.databaseUrl!, REDIS_URL: "", LOG_LEVEL: "error", IMPORT_BATCH_ROWS: "100", IMPORT_LEASE_SECONDS: "5" });
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     const row = await t.deps.prisma.import.findUniqueOrThrow({ where: { id } });
@@ -52,9 +52,10 @@ async function killedCommit(key: string, opts: Parameters<typeof preparedImport>
   expect(dead.status).toBe("committing");
   expect(dead.checkpointRow).toBeGreaterThan(0);
 
-  // its lease (2 s) lapses; the next worker claims the pass and resumes after the checkpoint
+  // its lease lapses; the next worker claims the pass and resumes after the checkpoint. (5 s, not 2: on a loaded CI
+  // machine 2 s could pass between the dead worker's last renewal and the first claim below.)
   expect((await runWorker(t)).passes).toBe(0);
-  await new Promise((r) => setTimeout(r, 2500));
+  await new Promise((r) => setTimeout(r, Math.max(0, dead.leaseUntil!.getTime() - Date.now()) + 500));
   expect((await runWorker(t)).passes).toBe(1);
   return { id, dead };
 }

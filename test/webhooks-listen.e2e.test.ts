@@ -6,9 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startReceiver } from "./helpers/receiver";
-import { killAll, ROOT, startService, type Started } from "./helpers/spawn";
+import { killAll, ROOT, startService, type Started, tsxArgs } from "./helpers/spawn";
 
-const TSX = path.join(ROOT, "node_modules/.bin/tsx");
 const dir = mkdtempSync(path.join(tmpdir(), "q2c-listen-"));
 const listeners: ChildProcess[] = [];
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
@@ -42,7 +41,7 @@ async function receiving() {
 
 /** Starts the command the way npm runs it; resolves with its output so far once `ready` appears (or it exits). */
 function listen(args: string[]) {
-  const p = spawn(TSX, ["src/cli/webhooks-listen.ts", ...args], { cwd: ROOT, env: { ...process.env, SERVICE_API_KEY: "" } });
+  const p = spawn(process.execPath, tsxArgs("src/cli/webhooks-listen.ts", args), { cwd: ROOT, env: { ...process.env, SERVICE_API_KEY: "" } });
   listeners.push(p);
   let out = "";
   let err = "";

@@ -56,14 +56,22 @@ export function startService(env: Record<string, string>, ready = /listening on/
   return startScript("src/main.ts", args, env, ready, timeoutMs);
 }
 
-/** Starts any entry point (e.g. src/cli/jobs.ts) in its own process group; resolves once `ready` matches. */
+/**
+ * Starts any entry point (e.g. src/cli/jobs.ts) in its own process group; resolves once `ready` matches. It runs as
+ * `node --import tsx <script>`, one process, so a signal reaches the program itself: tsx's CLI relays a signal to
+ * its child and kills the child outright when it does not acknowledge within 30 ms, which a busy CI machine misses
+ * (a graceful stop then ended in exit 143 with the data folder still locked).
+ */
 export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp | null = null, timeoutMs = 90_000): Promise<Started> {
-  return startCommand(TSX, [script, ...args], env, ready, timeoutMs);
+  return startCommand(process.execPath, ["--import", "tsx", script, ...args], env, ready, timeoutMs, script);
 }
 
+/** The same command line for a process a test spawns itself (see startScript). */
+export const tsxArgs = (script: string, args: string[] = []) => ["--import", "tsx", script, ...args];
+
 /** Starts any command (e.g. node on a compiled entry point) the same way. */
-export function startCommand(command: string, argv: string[], env: Record<string, string>, ready: RegExp | null = null, timeoutMs = 90_000): Promise<Started> {
-  const script = argv[0] ?? command;
+export function startCommand(command: string, argv: string[], env: Record<string, string>, ready: RegExp | null = null, timeoutMs = 90_000, name?: string): Promise<Started> {
+  const script = name ?? argv[0] ?? command;
   const proc = spawn(command, argv, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
   running.add(proc);
   proc.once("exit", () => running.delete(proc));
@@ -81,7 +89,6 @@ export function startCommand(command: string, argv: string[], env: Record<string
       new Promise((resolve) => {
         if (proc.exitCode !== null) return resolve(proc.exitCode);
         proc.once("exit", (code) => resolve(code));
-        // tsx relays SIGTERM/SIGINT to the program and exits with its code
         if (signal === "SIGKILL") killGroup(proc, signal);
         else proc.kill(signal);
       }),
