@@ -211,6 +211,14 @@ describe("line items", () => {
       const r = await api("POST", `carts/${c.id}/items`, { key: key(), body: { name: "W", unitPrice: 1, imageUrl: "/img/a.png" } });
       expectError(r, 400, "image_url_unresolvable");
       expect((await api("GET", `carts/${c.id}`, { key: key() })).body.data.lineItems).toEqual([]);
+      // the cart's own 404 and 409 come first, and a refused add leaves the cart as it was
+      const before = await t.deps.prisma.cart.findUniqueOrThrow({ where: { id: c.id } });
+      const body = { name: "W", unitPrice: 1, imageUrl: "/img/a.png" };
+      expectError(await api("POST", `carts/${randomUUID()}/items`, { key: key(), body }), 404, "cart_not_found");
+      expectError(await api("POST", `carts/${c.id}/items`, { key: key(), body }), 400, "image_url_unresolvable");
+      expect((await t.deps.prisma.cart.findUniqueOrThrow({ where: { id: c.id } })).updatedAt).toEqual(before.updatedAt);
+      await t.deps.prisma.cart.update({ where: { id: c.id }, data: { status: "converted" } });
+      expectError(await api("POST", `carts/${c.id}/items`, { key: key(), body }), 409, "cart_not_editable");
     });
 
     test("a relative path resolves against storefrontBaseUrl, else the first allowed origin", async () => {

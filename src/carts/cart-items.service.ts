@@ -11,7 +11,7 @@ import { errors, type Issue, parseInput } from "../shared/errors";
 import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { assertCartFits, assertCartTotalsFit } from "./carts.service";
-import { EDITABLE_STATUSES, lockEditableCart, type TenantIds } from "./carts.machine";
+import { assertCartEditable, EDITABLE_STATUSES, lockEditableCart, type TenantIds } from "./carts.machine";
 import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
 
 export const MAX_LINE_ITEMS = 250;
@@ -112,9 +112,10 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   const t = tenantIds(ctx);
   if (!UUID.safeParse(cartId).success) throw cartErrors.notFound();
   return withStatement(ctx, async (c) => {
-    // An unresolvable image is reported after the cart's own 404 or 409, as when the lock came first.
+    // An unresolvable image is reported after the cart's own 404 or 409, as when the lock came first (a read: no
+    // transaction here would undo a write).
     const imageUrl = input.imageUrl ? await resolveImageUrl(c, t.applicationId, input.imageUrl).catch(async (e) => {
-      await lockEditableCart(c, t, cartId);
+      await assertCartEditable(c, t, cartId);
       throw e;
     }) : null;
     const id = randomUUID();

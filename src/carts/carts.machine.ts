@@ -22,7 +22,14 @@ export async function lockEditableCart(tx: Ctx, tenant: TenantIds, id: string): 
   const where = { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId };
   const res = await tx.db.cart.updateMany({ where: { ...where, status: { in: [...EDITABLE_STATUSES] } }, data: { updatedAt: tx.clock.now() } });
   if (res.count === 1) return;
-  const cart = await tx.db.cart.findFirst({ where, select: { status: true } });
+  await assertCartEditable(tx, tenant, id);
+  throw cartErrors.notEditable("open"); // it became open after the refused update: that update still refused it
+}
+
+/** The same 404 and 409 as lockEditableCart, from a read that takes no lock and writes nothing. */
+export async function assertCartEditable(ctx: Ctx, tenant: TenantIds, id: string): Promise<void> {
+  if (!z.uuid().safeParse(id).success) throw cartErrors.notFound();
+  const cart = await ctx.db.cart.findFirst({ where: { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId }, select: { status: true } });
   if (!cart) throw cartErrors.notFound();
-  throw cartErrors.notEditable(cart.status);
+  if (!(EDITABLE_STATUSES as readonly string[]).includes(cart.status)) throw cartErrors.notEditable(cart.status);
 }

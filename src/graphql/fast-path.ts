@@ -83,8 +83,9 @@ export const fastPathStats = { served: 0, prepared: 0, verified: 0, unverifiable
 /**
  * Prepared queries. A query document that comes a second time and has passed Yoga's parse and validation (the armor
  * depth, alias, cost and token limits included) is kept by its text and operation name, with a graphql-jit
- * compilation of it (a document sent once is never compiled). Its next requests skip envelop's plugin chain: they build the same context (credentials, rate limit), apply the live
- * gate, execute, mask errors with Yoga's own masking function and answer through the same result processor. For a
+ * compilation of it (a document sent once is never compiled). Its next requests skip envelop's plugin chain: they
+ * build the same context (credentials, rate limit), apply the live gate, execute, mask errors with Yoga's own masking
+ * function and answer through the same result processor. For a
  * query nothing else in that chain acts on execution (the idempotency plugin acts on mutations only; armor and Yoga's
  * request checks act on parse, validation and params, which the fast path and the cached validation cover), so the
  * answer is the same; test/graphql-fast-path.e2e.test.ts compares both. Mutations and subscriptions always take the
