@@ -82,10 +82,15 @@ function kindOf(sql: string): string {
   }
 }
 
-/** "CPU per scenario, sequential: this process 31.2 ms (service or reference, and the load generator), PostgreSQL 12.0 ms" */
+/**
+ * "CPU per scenario, sequential: this process 31.2 ms (service or reference, and the load generator; 6.1 ms of it in
+ * the kernel), PostgreSQL 12.0 ms". The kernel share is mostly socket writes: on loopback the sender's write also
+ * runs the receiver's TCP processing.
+ */
 function cpuLine(p: PhaseResult) {
   if (!p.cpu) return "";
-  return `CPU per scenario, ${p.name}: this process ${p.cpu.node.toFixed(1)} ms (service or reference, and the load generator)${p.cpu.pg === null ? "" : `, PostgreSQL ${p.cpu.pg.toFixed(1)} ms`}`;
+  const sys = p.cpu.nodeSys === undefined ? "" : `; ${p.cpu.nodeSys.toFixed(1)} ms of it in the kernel`;
+  return `CPU per scenario, ${p.name}: this process ${p.cpu.node.toFixed(1)} ms (service or reference, and the load generator${sys})${p.cpu.pg === null ? "" : `, PostgreSQL ${p.cpu.pg.toFixed(1)} ms`}`;
 }
 
 // ---- stats ------------------------------------------------------------------------------------------------
@@ -99,7 +104,7 @@ const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
  * CPU time so far, in ms: this process (the service and the load generator both live here) and every PostgreSQL
  * process on the machine (read from /proc; null where there is no /proc, or for PGlite, which runs in this process).
  */
-function cpuNow(): { node: number; pg: number | null } {
+function cpuNow(): { node: number; nodeSys: number; pg: number | null } {
   const u = process.cpuUsage();
   let pg: number | null = null;
   try {
@@ -121,12 +126,12 @@ function cpuNow(): { node: number; pg: number | null } {
   } catch {
     pg = null;
   }
-  return { node: (u.user + u.system) / 1000, pg };
+  return { node: (u.user + u.system) / 1000, nodeSys: u.system / 1000, pg };
 }
 
 interface PhaseResult {
-  /** CPU ms per completed scenario: this process, and PostgreSQL's processes (null: not measured) */
-  cpu?: { node: number; pg: number | null };
+  /** CPU ms per completed scenario: this process (nodeSys: its time in the kernel), and PostgreSQL's processes (null: not measured) */
+  cpu?: { node: number; nodeSys?: number; pg: number | null };
   name: string;
   planned: number;
   completed: number;
@@ -279,7 +284,7 @@ async function main() {
     const wallMs = performance.now() - t0;
     const cpu1 = cpuNow();
     const n = Math.max(1, scen.length);
-    const cpu = { node: (cpu1.node - cpu0.node) / n, pg: db.pool && cpu0.pg !== null && cpu1.pg !== null ? (cpu1.pg - cpu0.pg) / n : null };
+    const cpu = { node: (cpu1.node - cpu0.node) / n, nodeSys: (cpu1.nodeSys - cpu0.nodeSys) / n, pg: db.pool && cpu0.pg !== null && cpu1.pg !== null ? (cpu1.pg - cpu0.pg) / n : null };
     const made = (await db.prisma.order.count()) - ordersBefore;
     if (made !== planned) console.warn(`!!! ${name}: ${made} orders created for ${planned} scenarios`);
     return { name, planned, completed: scen.length, wallMs, scenario: scen.sort((a, b) => a - b), complete: comp.sort((a, b) => a - b), cpu };
