@@ -20,7 +20,7 @@ import { graphqlFastPath } from "./graphql/fast-path";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
-import { API_PREFIX, apiRouters } from "./rest/routes";
+import { API_PREFIX, apiRouters, firstSegmentDispatch } from "./rest/routes";
 import { openapiRouter } from "./openapi/openapi.rest";
 import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
@@ -91,7 +91,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(authMiddleware(deps));
   api.use(narrowExtensionSessionCors);
   api.use(idempotency);
-  for (const router of apiRouters()) api.use(router);
+  api.use(firstSegmentDispatch(apiRouters()));
   api.use(notFoundHandler);
   app.use(openapiRouter());
   // OAuth 2.1 authorization server (metadata, authorize, token, register, revoke, JWKS), its consent page, and the
