@@ -12,6 +12,7 @@ import { sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parsePage, toPage } from "../shared/pagination";
 import { checkScriptUrl, fetchScript, MAX_SCRIPT_BYTES, tooLarge } from "./script-source";
+import { isUuid } from "../shared/ids";
 
 export const PLACEMENTS = ["checkout_head", "checkout_body"] as const;
 export type Placement = (typeof PLACEMENTS)[number];
@@ -117,7 +118,7 @@ async function lockTenant(ctx: Ctx, t: Tenant) {
 }
 
 async function findScript(ctx: Ctx, t: Tenant, id: string) {
-  const row = z.uuid().safeParse(id).success
+  const row = isUuid(id)
     ? await ctx.db.applicationScript.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null } })
     : null;
   if (!row) throw errors.notFound("Application script");
@@ -207,7 +208,7 @@ export async function updateScript(ctx: Ctx, id: string, body: unknown) {
 /** Soft delete: off the page at once, its assets answer 404; beacons already recorded stay in the health read. */
 export async function deleteScript(ctx: Ctx, id: string) {
   const t = writer(ctx);
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Application script");
+  if (!isUuid(id)) throw errors.notFound("Application script");
   const res = await ctx.db.applicationScript.updateMany({
     where: { id, applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null },
     data: { deletedAt: ctx.clock.now(), enabled: false, updatedAt: ctx.clock.now() },
@@ -311,7 +312,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export async function scriptAsset(ctx: Ctx, id: string, hex: string) {
   if (!ctx.principal && ctx.ip) reportLimit(ctx, await ctx.deps.limits.consume("checkoutIp", ctx.ip));
   const found =
-    z.uuid().safeParse(id).success && HEX64.test(hex)
+    isUuid(id) && HEX64.test(hex)
       ? await ctx.db.applicationScriptAsset.findFirst({ where: { scriptId: id, sha256: hex, script: { deletedAt: null } }, select: { body: true, sha256: true, scriptId: true } })
       : null;
   if (!found) throw errors.notFound("Script asset");

@@ -1,8 +1,8 @@
 // Cart statuses (commerce.md part 3) and the guard every cart mutation takes first.
-import { z } from "zod";
 import type { Tenant } from "../platform/principal";
 import type { Ctx } from "../shared/context";
 import { cartErrors } from "./carts.errors";
+import { isUuid } from "../shared/ids";
 
 export const CART_STATUSES = ["open", "checkout", "converted", "abandoned"] as const;
 export type CartStatus = (typeof CART_STATUSES)[number];
@@ -18,7 +18,7 @@ export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
  * either happens before (409 here) or waits for this transaction. Unknown and foreign ids: 404 cart_not_found.
  */
 export async function lockEditableCart(tx: Ctx, tenant: TenantIds, id: string): Promise<void> {
-  if (!z.uuid().safeParse(id).success) throw cartErrors.notFound();
+  if (!isUuid(id)) throw cartErrors.notFound();
   const where = { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId };
   const res = await tx.db.cart.updateMany({ where: { ...where, status: { in: [...EDITABLE_STATUSES] } }, data: { updatedAt: tx.clock.now() } });
   if (res.count === 1) return;
@@ -28,7 +28,7 @@ export async function lockEditableCart(tx: Ctx, tenant: TenantIds, id: string): 
 
 /** The same 404 and 409 as lockEditableCart, from a read that takes no lock and writes nothing. */
 export async function assertCartEditable(ctx: Ctx, tenant: TenantIds, id: string): Promise<void> {
-  if (!z.uuid().safeParse(id).success) throw cartErrors.notFound();
+  if (!isUuid(id)) throw cartErrors.notFound();
   const cart = await ctx.db.cart.findFirst({ where: { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId }, select: { status: true } });
   if (!cart) throw cartErrors.notFound();
   if (!(EDITABLE_STATUSES as readonly string[]).includes(cart.status)) throw cartErrors.notEditable(cart.status);

@@ -22,6 +22,7 @@ import { createSubscriptionFromCheckout, type Recurring, recurringInput, recurri
 import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
+import { isUuid } from "../shared/ids";
 
 export const METHODS = ["card", "net30", "processor_proxy"] as const;
 type Method = (typeof METHODS)[number];
@@ -185,7 +186,7 @@ export async function insertSession(tx: Ctx, t: { applicationId: string; environ
 }
 
 export async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
-  const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findUnique({ where: { id }, include: include as I }) : null;
+  const s = isUuid(id) ? await ctx.db.checkoutSession.findUnique({ where: { id }, include: include as I }) : null;
   if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
   return s as Prisma.CheckoutSessionGetPayload<{ include: I }>;
 }
@@ -198,7 +199,7 @@ export async function limitBuyer(ctx: Ctx, sessionId: string) {
   const { limits } = ctx.deps;
   const states = await Promise.all([
     !ctx.principal && ctx.ip ? limits.consume("checkoutIp", ctx.ip) : null,
-    z.uuid().safeParse(sessionId).success ? limits.consume("checkoutSession", sessionId) : null,
+    isUuid(sessionId) ? limits.consume("checkoutSession", sessionId) : null,
   ]);
   for (const s of states) reportLimit(ctx, s);
 }
@@ -669,7 +670,7 @@ export async function sessionEmbedToken(ctx: Ctx, id: string) {
 export async function getCheckoutSession(ctx: Ctx, id: string) {
   requireScope(ctx, "checkout:write");
   const t = requireTenant(ctx);
-  const s = z.uuid().safeParse(id).success ? await ctx.db.checkoutSession.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
+  const s = isUuid(id) ? await ctx.db.checkoutSession.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
   if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
   return s;
 }

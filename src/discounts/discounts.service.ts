@@ -12,6 +12,7 @@ import { DomainError, errors, type Issue, parseInput } from "../shared/errors";
 import { amount, currencyCode, MAX_AMOUNT } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { type AppliedDiscountSnapshot, discountAmountOn, snapshotOf } from "./amount";
+import { isUuid } from "../shared/ids";
 
 export const DISCOUNT_TYPES = ["percent", "fixed"] as const;
 /** Why a code does not apply (details.reason of 422 discount_invalid). */
@@ -143,7 +144,7 @@ export async function createDiscount(ctx: Ctx, body: unknown) {
 }
 
 async function findDiscount(ctx: Ctx, t: TenantIds, id: string) {
-  const d = z.uuid().safeParse(id).success ? await ctx.db.discount.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
+  const d = isUuid(id) ? await ctx.db.discount.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
   if (!d) throw discountErrors.notFound();
   return d;
 }

@@ -13,6 +13,7 @@ import { EVENT_CONVENTIONS, EVENT_TYPES, eventTypeInfo, READ_SCOPE } from "./cat
 import { type Envelope, tenantTopic } from "./hub";
 import { emailInsert, takePendingEmails } from "../mail/mail.service";
 import { queuePaymentReceipt, RECEIPT_EVENTS } from "../payments/receipts";
+import { isUuid } from "../shared/ids";
 
 export interface EventTenant {
   workspaceId: string;
@@ -278,7 +279,7 @@ export async function listEvents(ctx: Ctx, query: unknown) {
 export async function getEvent(ctx: Ctx, id: string) {
   const p = requirePrincipal(ctx);
   const t = requireTenant(ctx);
-  const row = z.uuid().safeParse(id).success
+  const row = isUuid(id)
     ? await ctx.db.event.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } })
     : null;
   if (!row) throw errors.notFound("Event");

@@ -9,6 +9,7 @@ import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { activity, bumpLines, customerOf, lineQuantitiesInput, linesOfOrder, type LockedOrder, lockOrder, recomputeOrder, refuseIfHeld } from "./order-lock";
+import { isUuid } from "../shared/ids";
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const httpUrl = z.url({ protocol: /^https?$/, message: "Must be an http or https URL" }).max(2000);
@@ -113,7 +114,7 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
 
 export async function findFulfillment(ctx: Ctx, id: string) {
   const t = requireTenant(ctx);
-  const f = z.uuid().safeParse(id).success
+  const f = isUuid(id)
     ? await ctx.db.fulfillment.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lines: true } })
     : null;
   if (!f) throw errors.notFound("Fulfillment");
@@ -138,7 +139,7 @@ export async function getFulfillment(ctx: Ctx, id: string) {
 export async function orderFulfillments(ctx: Ctx, orderId: string) {
   requireScope(ctx, "fulfillments:read");
   const t = requireTenant(ctx);
-  const o = z.uuid().safeParse(orderId).success ? await ctx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
+  const o = isUuid(orderId) ? await ctx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
   if (!o) throw errors.notFound("Order");
   return ctx.db.fulfillment.findMany({ where: { orderId: o.id }, include: { lines: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
 }

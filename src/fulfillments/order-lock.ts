@@ -10,6 +10,7 @@ import { errors } from "../shared/errors";
 import type { ActivityRow } from "../orders/activity";
 import { type Actor, moveOrder, type OrderStatus } from "../orders/order.machine";
 import type { Tenant } from "../platform/principal";
+import { isUuid } from "../shared/ids";
 
 export interface LockedOrder {
   id: string;
@@ -29,7 +30,7 @@ export interface LockedOrder {
  * fulfillments of one order queue here and the second sees the first's quantities.
  */
 export async function lockOrder(ctx: Ctx, t: Pick<Tenant, "applicationId" | "environmentId">, id: string): Promise<LockedOrder> {
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Order");
+  if (!isUuid(id)) throw errors.notFound("Order");
   const rows = await ctx.db.$queryRaw<LockedOrder[]>`
     SELECT o.id, o."applicationId", o."environmentId", o.status, o."onHold", o."holdReason", o."deliveryState", o."customerId", c.email AS "customerEmail"
     FROM "Order" o LEFT JOIN "Customer" c ON c.id = o."customerId"

@@ -8,6 +8,7 @@ import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { activity, bumpLines, customerOf, lineQuantitiesInput, linesOfOrder, type LockedOrder, lockOrder, recomputeOrder } from "./order-lock";
+import { isUuid } from "../shared/ids";
 
 export const createReturnInput = z.strictObject({
   lineItems: lineQuantitiesInput,
@@ -84,7 +85,7 @@ export async function createReturn(ctx: Ctx, orderId: string, body: unknown) {
 
 export async function findReturn(ctx: Ctx, id: string) {
   const t = requireTenant(ctx);
-  const r = z.uuid().safeParse(id).success
+  const r = isUuid(id)
     ? await ctx.db.orderReturn.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lines: true } })
     : null;
   if (!r) throw errors.notFound("Return");
@@ -99,7 +100,7 @@ export async function getReturn(ctx: Ctx, id: string) {
 export async function orderReturns(ctx: Ctx, orderId: string) {
   requireScope(ctx, "order_returns:read");
   const t = requireTenant(ctx);
-  const o = z.uuid().safeParse(orderId).success ? await ctx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
+  const o = isUuid(orderId) ? await ctx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
   if (!o) throw errors.notFound("Order");
   return ctx.db.orderReturn.findMany({ where: { orderId: o.id }, include: { lines: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
 }

@@ -21,6 +21,7 @@ import { nudge, requireWorker } from "../shared/job-workers";
 import { stringify } from "csv-stringify";
 import { currentStateFirst, whileCredentialLive } from "../events/events.service";
 import { importTopic } from "../events/hub";
+import { isUuid } from "../shared/ids";
 
 export const UPLOAD_TTL_SECONDS = 3600;
 /** CSV or TSV: 500 MB (commerce limits). */
@@ -126,7 +127,7 @@ export type ImportView = ReturnType<typeof importView>;
 /** The application's import; 404 for an unknown or another application's id, 403 environment_mismatch for another environment's. */
 export async function findImport(ctx: Ctx, id: string): Promise<Import> {
   const t = requireTenant(ctx);
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Import");
+  if (!isUuid(id)) throw errors.notFound("Import");
   const row = await ctx.db.import.findFirst({ where: { id, applicationId: t.applicationId } });
   if (!row) throw errors.notFound("Import");
   if (row.environmentId !== t.environmentId) throw new DomainError("environment_mismatch", 403, "This import belongs to another environment of this application");

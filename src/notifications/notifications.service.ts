@@ -7,6 +7,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
+import { isUuid } from "../shared/ids";
 
 export const NOTIFICATION_TYPES = ["quote.expired_link_opened", "quote.comment_added", "quote.revision_requested", "quote.declined", "quote.accepted"] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -74,7 +75,7 @@ export async function listNotifications(ctx: Ctx, query: unknown) {
 export async function markNotificationRead(ctx: Ctx, id: string) {
   requireScope(ctx, "quotes:write");
   const t = requireTenant(ctx);
-  const n = z.uuid().safeParse(id).success ? await ctx.db.notification.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
+  const n = isUuid(id) ? await ctx.db.notification.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
   if (!n) throw errors.notFound("Notification");
   if (n.readAt) return notificationView(n);
   return notificationView(await ctx.db.notification.update({ where: { id: n.id }, data: { readAt: ctx.clock.now() } }));

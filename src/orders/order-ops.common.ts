@@ -1,7 +1,6 @@
 // Shared pieces of the order operations (lifecycle, holds, comps, refunds, manual payments, line edits): the locked
 // read of a tenant's order, the caller as an actor, what an order's payments add up to, the status events, and the
 // void of open authorizations that cancel and comp share.
-import { z } from "zod";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf, type EventTenant } from "../events/events.service";
 import { actorOf as callerOf } from "../platform/actor";
@@ -12,6 +11,7 @@ import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
 import type { Actor, OrderStatus } from "./order.machine";
 import { syncOrderAfterPayment } from "./orders.service";
+import { isUuid } from "../shared/ids";
 
 export type FullOrder = Order & { lineItems: OrderLineItem[]; payments: Payment[] };
 
@@ -34,7 +34,7 @@ export function actorData(ctx: Ctx) {
  */
 export async function lockOrder(tx: Ctx, id: string): Promise<FullOrder> {
   const t = requireTenant(tx);
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Order");
+  if (!isUuid(id)) throw errors.notFound("Order");
   const hit = await tx.db.$queryRaw<{ id: string }[]>`
     SELECT id FROM "Order" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid FOR UPDATE`;
   if (!hit.length) throw errors.notFound("Order");
@@ -44,7 +44,7 @@ export async function lockOrder(tx: Ctx, id: string): Promise<FullOrder> {
 /** The caller's order (no lock), 404 for another tenant's id. */
 export async function readOrder(ctx: Ctx, id: string): Promise<FullOrder> {
   const t = requireTenant(ctx);
-  const o = z.uuid().safeParse(id).success
+  const o = isUuid(id)
     ? await ctx.db.order.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lineItems: true, payments: true } })
     : null;
   if (!o) throw errors.notFound("Order");

@@ -12,6 +12,7 @@ import { lineTotal } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { moveOrder, ORDER_STATUSES, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
+import { isUuid } from "../shared/ids";
 
 export const PAYMENT_STATUSES = ["pending", "authorized", "processing", "partially_paid", "captured", "partially_refunded", "refunded", "failed", "voided", "disputed", "expired"] as const;
 
@@ -130,7 +131,7 @@ const DELIVERY_MATCH = { in_transit: ["in_transit"], delivered: ["delivered"], r
 /** The Prisma `where` of GET /orders (and its CSV export) for one tenant, without the page's keyset. */
 export function orderWhere(t: { applicationId: string; environmentId: string }, q: Omit<OrderFilters, "limit" | "cursor">) {
   const search = q.q
-    ? { OR: [{ email: { contains: q.q, mode: "insensitive" as const } }, ...(z.uuid().safeParse(q.q).success ? [{ id: q.q }] : []), { lineItems: { some: { name: { contains: q.q, mode: "insensitive" as const } } } }] }
+    ? { OR: [{ email: { contains: q.q, mode: "insensitive" as const } }, ...(isUuid(q.q) ? [{ id: q.q }] : []), { lineItems: { some: { name: { contains: q.q, mode: "insensitive" as const } } } }] }
     : {};
   const delivery = !q.delivery ? {} : q.delivery === "not_shipped" ? { deliveryState: null } : { deliveryState: { in: [...DELIVERY_MATCH[q.delivery]] } };
   return {
@@ -161,7 +162,7 @@ export async function listOrders(ctx: Ctx, query: unknown) {
 
 async function findOrder(ctx: Ctx, id: string) {
   const t = requireTenant(ctx);
-  const o = z.uuid().safeParse(id).success
+  const o = isUuid(id)
     ? await ctx.db.order.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lineItems: true, payments: true } })
     : null;
   if (!o) throw errors.notFound("Order");

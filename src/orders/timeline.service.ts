@@ -8,6 +8,7 @@ import { Prisma } from "../generated/prisma/client";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
+import { isUuid } from "../shared/ids";
 
 export const timelineQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -101,7 +102,7 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
   const t = requireTenant(ctx);
   const q = parseInput(timelineQuery, query ?? {}, ["query"]);
   const after = q.cursor ? decode(q.cursor) : null;
-  const order = z.uuid().safeParse(orderId).success
+  const order = isUuid(orderId)
     ? await ctx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true, subscriptionId: true } })
     : null;
   if (!order) throw errors.notFound("Order");

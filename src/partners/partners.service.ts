@@ -14,6 +14,7 @@ import { randomToken, sha256Hex } from "../shared/crypto";
 import { revealOnce } from "../shared/secrets";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, type PageQuery, toPage } from "../shared/pagination";
+import { isUuid } from "../shared/ids";
 
 /** How long a client trial lasts. */
 export const TRIAL_DAYS = 14;
@@ -100,7 +101,7 @@ export async function listReferrals(ctx: Ctx, page: PageQuery) {
 }
 
 async function referralOf(tx: Ctx, partnerWorkspaceId: string, id: string): Promise<ReferralRow> {
-  const r = z.uuid().safeParse(id).success
+  const r = isUuid(id)
     ? await tx.db.partnerReferral.findFirst({ where: { id, partnerWorkspaceId }, include: { clientWorkspace: true } })
     : null;
   if (!r) throw errors.notFound("Referral");

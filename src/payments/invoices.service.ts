@@ -8,7 +8,6 @@
 // missing_token / 401 invalid_token (the download token).
 import { randomUUID } from "node:crypto";
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
-import { z } from "zod";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
 import { requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
@@ -19,6 +18,7 @@ import { hasScope } from "../shared/scopes";
 import { storageFor } from "../shared/storage";
 import { invoiceRecipient, queueInvoiceEmail, verifyInvoiceToken } from "./invoice-issue";
 import { formatDate } from "./receipts";
+import { isUuid } from "../shared/ids";
 
 /** The merchant's signed URL (GET /payments/{id}/invoice-pdf). */
 export const INVOICE_URL_TTL_SECONDS = 900;
@@ -34,7 +34,7 @@ function requireAnyScope(ctx: Ctx, scopes: string[]) {
 
 async function tenantPayment(ctx: Ctx, id: string): Promise<Payment> {
   const t = requireTenant(ctx);
-  const p = z.uuid().safeParse(id).success ? await ctx.db.payment.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
+  const p = isUuid(id) ? await ctx.db.payment.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
   if (!p) throw errors.notFound("Payment");
   return p;
 }

@@ -15,6 +15,7 @@ import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { nextInvoiceNumber, queueInvoiceEmail } from "./invoice-issue";
 import { movePayment, type PaymentStatus } from "./payment.machine";
 import { type ChargeResult, processorFor, refundAtProcessor } from "./processor";
+import { isUuid } from "../shared/ids";
 
 export function paymentView(p: Payment) {
   return {
@@ -119,7 +120,7 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
 
 export async function findPayment(ctx: Ctx, id: string, lock = false) {
   const t = requireTenant(ctx);
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Payment");
+  if (!isUuid(id)) throw errors.notFound("Payment");
   if (lock) await ctx.db.$executeRaw`SELECT 1 FROM "Payment" WHERE id = ${id}::uuid FOR UPDATE`;
   const p = await ctx.db.payment.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } });
   if (!p) throw errors.notFound("Payment");
@@ -171,7 +172,7 @@ export async function captureOrderPayments(ctx: Ctx, orderId: string) {
   requireScope(ctx, "payments:write");
   const t = requireTenant(ctx);
   return withTx(ctx, async (tx) => {
-    const order = z.uuid().safeParse(orderId).success ? await tx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
+    const order = isUuid(orderId) ? await tx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
     if (!order) throw errors.notFound("Order");
     await tx.db.$executeRaw`SELECT 1 FROM "Payment" WHERE "orderId" = ${order.id}::uuid FOR UPDATE`;
     const authorized = await tx.db.payment.findMany({ where: { orderId: order.id, status: "authorized" } });

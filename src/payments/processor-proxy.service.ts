@@ -9,6 +9,7 @@ import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { currencyCode, positiveAmount } from "../shared/money";
 import { applyChargeResult } from "./payments.service";
+import { isUuid } from "../shared/ids";
 
 export const PROXY_FAILURE_REASONS = ["unknown_charge", "amount_mismatch", "currency_mismatch", "charge_already_used", "charge_failed"] as const;
 type ProxyFailure = (typeof PROXY_FAILURE_REASONS)[number];
@@ -52,7 +53,7 @@ export function proxyFailed(reason: ProxyFailure, extra: Record<string, unknown>
  * currency, succeeded and not recorded by any payment yet (402 payment_failed with details.reason otherwise).
  */
 export async function findProxyCharge(ctx: Ctx, s: { applicationId: string; environmentId: string }, chargeId: string, owed: { amount: number; currency: string }) {
-  const charge = z.uuid().safeParse(chargeId).success
+  const charge = isUuid(chargeId)
     ? await ctx.db.testProcessorCharge.findFirst({ where: { id: chargeId, applicationId: s.applicationId, environmentId: s.environmentId } })
     : null;
   if (!charge) throw proxyFailed("unknown_charge", { processorTransactionId: chargeId });

@@ -10,6 +10,7 @@ import { keyset, type PageQuery, toPage } from "../shared/pagination";
 import { validateKeyScopes } from "../shared/scopes";
 import { memberCanUseEnvironment, memberHasPermission } from "./permissions";
 import { requireDashboard, requirePermission, requireScope, requireTenant } from "./auth.service";
+import { isUuid } from "../shared/ids";
 
 export const createApiKeyInput = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -66,7 +67,7 @@ export async function createApiKey(ctx: Ctx, body: unknown) {
 /** Revokes a key anywhere in the caller's workspace that the member's roles and grants reach. */
 export async function revokeApiKey(ctx: Ctx, id: string) {
   const p = requireDashboardForKeys(ctx);
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("API key");
+  if (!isUuid(id)) throw errors.notFound("API key");
   const key = await ctx.db.apiKey.findFirst({ where: { id, workspaceId: p.workspace.id, revokedAt: null }, include: { environment: true } });
   const env = key && { id: key.environment.id, slug: key.environment.slug, kind: key.environment.kind as "production" | "non_production", providerEnvironment: key.environment.providerEnvironment as "sandbox" };
   if (!key || !env || !memberCanUseEnvironment(p.member, env)) throw errors.notFound("API key");

@@ -11,6 +11,7 @@ import { hasScope } from "../shared/scopes";
 import { isPinned, requirePermission, requireSecretOrDashboard } from "./auth.service";
 import { memberHasPermission } from "./permissions";
 import { invalidatePrincipals } from "./principal-cache";
+import { isUuid } from "../shared/ids";
 
 const httpUrl = z
   .string()
@@ -82,7 +83,7 @@ async function reachable(ctx: Ctx, id: string, write: boolean): Promise<Applicat
   const scope = write ? "applications:write" : "applications:read";
   if (!hasScope(p.scopes, scope) && !(scope === "applications:read" && hasScope(p.scopes, "applications:write"))) throw errors.insufficientScopes([scope]);
   if (isPinned(p) && p.application?.id !== id) throw errors.notFound("Application");
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Application");
+  if (!isUuid(id)) throw errors.notFound("Application");
   const app = await ctx.db.application.findFirst({ where: { id, workspaceId: p.workspace.id } });
   if (!app) throw errors.notFound("Application");
   if (p.member) {

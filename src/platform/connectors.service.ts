@@ -5,6 +5,7 @@ import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { keyset, type PageQuery, toPage } from "../shared/pagination";
 import { requirePermission, requireScope, requireTenant } from "./auth.service";
+import { isUuid } from "../shared/ids";
 
 export const CONNECTOR_KINDS = ["card", "invoice_terms"] as const;
 export const CONNECTOR_PROVIDERS = ["test"] as const;
@@ -33,7 +34,7 @@ export async function listConnectors(ctx: Ctx, page: PageQuery) {
 export async function getConnector(ctx: Ctx, id: string) {
   requireScope(ctx, "connectors:read");
   const t = requireTenant(ctx);
-  const row = z.uuid().safeParse(id).success
+  const row = isUuid(id)
     ? await ctx.db.connector.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } })
     : null;
   if (!row) throw errors.notFound("Connector");
@@ -52,7 +53,7 @@ export async function deactivateConnector(ctx: Ctx, id: string) {
   requireScope(ctx, "connectors:write");
   const t = requireTenant(ctx);
   requirePermission(ctx, "application:connectors:write");
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Connector");
+  if (!isUuid(id)) throw errors.notFound("Connector");
   const res = await ctx.db.connector.updateMany({
     where: { id, applicationId: t.applicationId, environmentId: t.environmentId },
     data: { status: "inactive", updatedAt: ctx.clock.now() },

@@ -5,6 +5,7 @@ import type { Environment } from "../generated/prisma/client";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { requireDashboard, requirePermission } from "./auth.service";
+import { isUuid } from "../shared/ids";
 
 export const createEnvironmentInput = z.strictObject({
   slug: z
@@ -79,7 +80,7 @@ function slugTaken(slug: string) {
 export async function archiveEnvironment(ctx: Ctx, workspaceId: string, environmentId: string) {
   requireDashboard(ctx, workspaceId);
   requirePermission(ctx, "workspace:environments:write");
-  if (!z.uuid().safeParse(environmentId).success) throw envNotFound();
+  if (!isUuid(environmentId)) throw envNotFound();
   return withTx(ctx, async (tx) => {
     const env = await tx.db.environment.findFirst({ where: { id: environmentId, workspaceId } });
     if (!env) throw envNotFound();

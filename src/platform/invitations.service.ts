@@ -24,6 +24,7 @@ import {
   workspaceRoleInput,
 } from "./team.grants";
 import { formatDay } from "../shared/dates";
+import { isUuid } from "../shared/ids";
 
 /** Invitation lifetime: 7 days from creation, and again from each resend. */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -93,7 +94,7 @@ async function queueInvitationEmail(tx: Ctx, inv: Invitation, token: string) {
 }
 
 async function loadInvite(ctx: Ctx, workspaceId: string, id: string) {
-  const inv = z.uuid().safeParse(id).success ? await ctx.db.invitation.findFirst({ where: { id, workspaceId } }) : null;
+  const inv = isUuid(id) ? await ctx.db.invitation.findFirst({ where: { id, workspaceId } }) : null;
   if (!inv) throw errors.notFound("Invitation");
   return inv;
 }

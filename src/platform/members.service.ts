@@ -10,6 +10,7 @@ import { requireDashboard, requirePermission } from "./auth.service";
 import { memberHasPermission } from "./permissions";
 import { invalidatePrincipals } from "./principal-cache";
 import { type ApplicationRole, applicationRolesInput, assertMayGrant, checkApplications, effectiveGrants, environmentGrantsInput, resolveGrants, workspaceRoleInput } from "./team.grants";
+import { isUuid } from "../shared/ids";
 
 export const updateMemberInput = z
   .strictObject({
@@ -34,7 +35,7 @@ export function memberView(m: Member & { user: { email: string } }) {
 export type MemberView = ReturnType<typeof memberView>;
 
 async function loadMember(ctx: Ctx, workspaceId: string, memberId: string) {
-  const m = z.uuid().safeParse(memberId).success
+  const m = isUuid(memberId)
     ? await ctx.db.member.findFirst({ where: { id: memberId, workspaceId, removedAt: null }, include: { user: { select: { email: true } } } })
     : null;
   if (!m) throw errors.notFound("Member");

@@ -16,6 +16,7 @@ import { type OneTimeSecret, revealOnce } from "../shared/secrets";
 import { queueQuoteEmails } from "./quote-emails";
 import { actorOf, buyerBaseUrl, EMPTY_REVISION, findQuote, insertQuote, quoteEventData, quoteView, writeTenant, readTenant, type TenantIds } from "./quotes.service";
 import { clearable, type LineItemInput, MAX_QUOTE_ITEMS, text } from "./quotes.inputs";
+import { isUuid } from "../shared/ids";
 
 // ---- forms ------------------------------------------------------------------------------------------------
 
@@ -85,7 +86,7 @@ export async function listRequestForms(ctx: Ctx, query: unknown) {
 export async function rotateFormToken(ctx: Ctx, id: string, body?: unknown) {
   const t = writeTenant(ctx);
   parseInput(z.strictObject({}), body ?? {});
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Quote request form");
+  if (!isUuid(id)) throw errors.notFound("Quote request form");
   const minted = mintFormToken();
   const [row] = await ctx.db.quoteRequestForm.updateManyAndReturn({
     where: { id, ...t },

@@ -17,6 +17,7 @@ import { MAX_AMOUNT } from "../shared/money";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { moveSubscription, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription.machine";
 import { chargeSubscription } from "./charge";
+import { isUuid } from "../shared/ids";
 
 export const INTERVALS = ["weekly", "monthly", "quarterly", "yearly"] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -119,7 +120,7 @@ export async function defaultCard(ctx: Ctx, customerId: string) {
 /** The tenant's subscription (optionally locked FOR UPDATE), or 404. */
 export async function findSubscription(ctx: Ctx, id: string, lock = false): Promise<Subscription> {
   const t = requireTenant(ctx);
-  if (!z.uuid().safeParse(id).success) throw errors.notFound("Subscription");
+  if (!isUuid(id)) throw errors.notFound("Subscription");
   if (lock) {
     const [row] = await ctx.db.$queryRaw<Subscription[]>`
       SELECT * FROM "Subscription" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid FOR UPDATE`;

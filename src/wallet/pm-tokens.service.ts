@@ -9,6 +9,7 @@ import { customerUuid } from "../customers/customers.service";
 import type { Ctx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { errors, parseInput } from "../shared/errors";
+import { isUuid } from "../shared/ids";
 
 export const PM_TOKEN_HEADER = "x-service-pm-token";
 const TTL_MS = 30 * 60_000;
@@ -44,7 +45,7 @@ export async function mintClientToken(ctx: Ctx, body: unknown) {
   if (!customer) throw errors.notFound("Customer");
   let subscriptionId: string | null = null;
   if (input.subscriptionId !== undefined) {
-    const sid = z.uuid().safeParse(input.subscriptionId).success ? input.subscriptionId : null;
+    const sid = isUuid(input.subscriptionId) ? input.subscriptionId : null;
     const sub = sid ? await ctx.db.subscription.findFirst({ where: { id: sid, customerId: customer.id, applicationId: t.applicationId, environmentId: t.environmentId }, select: { id: true } }) : null;
     if (!sub) throw errors.notFound("Subscription");
     subscriptionId = sub.id;

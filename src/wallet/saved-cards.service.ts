@@ -14,6 +14,7 @@ import { TEST_TOKENS } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { requireWallet } from "./pm-tokens.service";
+import { isUuid } from "../shared/ids";
 
 /** Subscription statuses during which the default card cannot be removed (renewals charge it). */
 const LIVE_SUBSCRIPTION = ["active", "trialing", "past_due"];
@@ -194,7 +195,7 @@ export async function confirmVault(ctx: Ctx, body: unknown) {
   const w = requireWallet(ctx);
   const input = parseInput(confirmInput, body);
   return withTx(ctx, async (tx) => {
-    const sid = z.uuid().safeParse(input.checkoutSessionId).success ? input.checkoutSessionId : null;
+    const sid = isUuid(input.checkoutSessionId) ? input.checkoutSessionId : null;
     const s = sid
       ? await tx.db.checkoutSession.findFirst({ where: { id: sid, applicationId: w.tenant.applicationId, environmentId: w.tenant.environmentId, customerId: w.customerId } })
       : null;
@@ -214,7 +215,7 @@ export async function confirmVault(ctx: Ctx, body: unknown) {
 /** GET /me/subscriptions/{id}: the customer's subscription (only the named one for a subscription-bound token). */
 export async function mySubscription(ctx: Ctx, id: string) {
   const w = requireWallet(ctx);
-  const ok = z.uuid().safeParse(id).success && (w.subscriptionId === null || w.subscriptionId === id);
+  const ok = isUuid(id) && (w.subscriptionId === null || w.subscriptionId === id);
   const sub = ok ? await ctx.db.subscription.findFirst({ where: { id, customerId: w.customerId, applicationId: w.tenant.applicationId, environmentId: w.tenant.environmentId } }) : null;
   if (!sub) throw errors.notFound("Subscription");
   const card = await ctx.db.savedCard.findFirst({ where: { ...liveCards(w.customerId), isDefault: true } });

@@ -11,6 +11,7 @@ import { hasScope } from "../shared/scopes";
 import { isSealed, openSecret, revealOnce, sealSecret } from "../shared/secrets";
 import { newSigningSecret } from "./signature";
 import { checkWebhookUrl } from "./url-policy";
+import { isUuid } from "../shared/ids";
 
 const MAX_GRACE = 604_800;
 
@@ -94,7 +95,7 @@ function checkEventScopes(ctx: Ctx, types: string[]) {
 
 async function findEndpoint(ctx: Ctx, id: string) {
   const t = requireTenant(ctx);
-  const row = z.uuid().safeParse(id).success
+  const row = isUuid(id)
     ? await ctx.db.webhookEndpoint.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null, installationId: null } })
     : null;
   if (!row) throw errors.notFound("Webhook endpoint");
@@ -232,7 +233,7 @@ export async function listDeliveriesPage(ctx: Ctx, id: string, page: { limit?: n
 export async function getDelivery(ctx: Ctx, endpointId: string, deliveryId: string) {
   requireScope(ctx, "webhooks:read");
   const ep = await findEndpoint(ctx, endpointId);
-  const d = z.uuid().safeParse(deliveryId).success
+  const d = isUuid(deliveryId)
     ? await ctx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId: ep.id }, include: { event: { select: { type: true } }, attemptLog: { orderBy: { at: "asc" } } } })
     : null;
   if (!d) throw errors.notFound("Delivery");
@@ -248,7 +249,7 @@ export async function replayDelivery(ctx: Ctx, endpointId: string, deliveryId: s
 
 /** Puts a dead letter of an endpoint the caller found back in the queue; `check` vets the event type first. */
 export async function replayDeliveryOf(ctx: Ctx, endpointId: string, deliveryId: string, check: (tx: Ctx, type: string) => void = () => {}) {
-  if (!z.uuid().safeParse(deliveryId).success) throw errors.notFound("Delivery");
+  if (!isUuid(deliveryId)) throw errors.notFound("Delivery");
   return withTx(ctx, async (tx) => {
     const d = await tx.db.webhookDelivery.findFirst({ where: { id: deliveryId, endpointId }, include: { event: { select: { type: true } } } });
     if (!d) throw errors.notFound("Delivery");
