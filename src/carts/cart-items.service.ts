@@ -13,6 +13,7 @@ import { cartErrors } from "./carts.errors";
 import { assertCartFits, assertCartTotalsFit } from "./carts.service";
 import { assertCartEditable, EDITABLE_STATUSES, lockEditableCart, type TenantIds } from "./carts.machine";
 import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
+import { isUuid } from "../shared/ids";
 
 export const MAX_LINE_ITEMS = 250;
 export const LINE_ITEM_TYPES = ["product", "subscription", "service", "ticket", "donation", "custom"] as const;
@@ -44,7 +45,6 @@ export const updateItemInput = z.strictObject({
   metadata: metadataSchema.optional(),
 });
 
-const UUID = z.uuid();
 
 function tenantIds(ctx: Ctx): TenantIds {
   const t = requireTenant(ctx);
@@ -92,7 +92,7 @@ export async function resolveImageUrl(ctx: Ctx, applicationId: string, imageUrl:
 }
 
 async function findItem(ctx: Ctx, cartId: string, id: string): Promise<CartLineItem> {
-  const item = UUID.safeParse(id).success ? await ctx.db.cartLineItem.findFirst({ where: { id, cartId } }) : null;
+  const item = isUuid(id) ? await ctx.db.cartLineItem.findFirst({ where: { id, cartId } }) : null;
   if (!item) throw cartErrors.itemNotFound();
   return item;
 }
@@ -110,7 +110,7 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   const input = parseInput(addItemInput, body);
   checkLineAmounts(input);
   const t = tenantIds(ctx);
-  if (!UUID.safeParse(cartId).success) throw cartErrors.notFound();
+  if (!isUuid(cartId)) throw cartErrors.notFound();
   return withStatement(ctx, async (c) => {
     // An unresolvable image is reported after the cart's own 404 or 409, as when the lock came first (a read: no
     // transaction here would undo a write).

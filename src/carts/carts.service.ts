@@ -14,6 +14,7 @@ import { amount, currencyCode, lineTotal, MAX_AMOUNT, sum } from "../shared/mone
 import { appliedDiscountView, discountAmountOn, snapshotOf } from "../discounts/amount";
 import { cartErrors } from "./carts.errors";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
+import { isUuid } from "../shared/ids";
 
 // ---- shapes of the JSON columns ---------------------------------------------------------------------
 
@@ -190,7 +191,6 @@ export function cartView(cart: CartWithItems) {
 
 // ---- loading -------------------------------------------------------------------------------------------
 
-const UUID = z.uuid();
 
 function tenantIds(ctx: Ctx): TenantIds {
   const t = requireTenant(ctx);
@@ -199,7 +199,7 @@ function tenantIds(ctx: Ctx): TenantIds {
 
 /** The tenant's cart with its lines (oldest first) and linked customer, or null. */
 export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems | null> {
-  if (!UUID.safeParse(id).success) return null;
+  if (!isUuid(id)) return null;
   const cart = await ctx.db.cart.findFirst({
     where: { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId },
     include: { lineItems: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } },

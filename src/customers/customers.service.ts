@@ -9,6 +9,7 @@ import type { Tenant } from "../platform/principal";
 import { metadataSchema } from "../shared/address";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, parseInput, UNSAFE_TEXT } from "../shared/errors";
+import { isUuid } from "../shared/ids";
 
 /** The application + environment a customer row belongs to. */
 export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
@@ -53,12 +54,11 @@ export function customerView(c: Customer) {
   };
 }
 
-const UUID = z.uuid();
 
 /** Where a route expects `cus_`, the bare UUID is accepted too (decisions.md part 1). */
 export function customerUuid(id: string): string | null {
   const raw = id.startsWith("cus_") ? id.slice(4) : id;
-  return UUID.safeParse(raw).success ? raw : null;
+  return isUuid(raw) ? raw : null;
 }
 
 function customerExists(field: "email" | "externalId", existing?: Customer | null) {

@@ -1,5 +1,4 @@
 // Resolves a credential into a Principal, and the guards every route and GraphQL field uses.
-import { z } from "zod";
 import type { Ctx } from "../shared/context";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { DomainError, errors } from "../shared/errors";
@@ -12,6 +11,7 @@ import { liveGate } from "../billing/live-gate";
 import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "../billing/workspace-billing";
 import { authenticateAccessToken, type OAuthResource } from "../oauth/access-tokens";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
+import { isUuid } from "../shared/ids";
 
 export interface CredentialInput {
   apiKey?: string | null;
@@ -24,7 +24,6 @@ export interface CredentialInput {
   oauthResource?: OAuthResource;
 }
 
-const uuid = z.uuid();
 
 /** null when no credential was sent; throws 401 unauthorized when one was sent but is not valid. */
 export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Principal | null> {
@@ -200,7 +199,7 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
 
   let application = null;
   if (input.applicationId) {
-    if (!uuid.safeParse(input.applicationId).success) throw errors.notFound("Application");
+    if (!isUuid(input.applicationId)) throw errors.notFound("Application");
     application = ws.applications.find((a) => a.id === input.applicationId) ?? null;
     if (!application) throw errors.notFound("Application");
     const allowed =
@@ -212,7 +211,7 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
 
   let envRow;
   if (input.environmentId) {
-    if (!uuid.safeParse(input.environmentId).success) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!isUuid(input.environmentId)) throw new DomainError("environment_not_found", 404, "Environment not found");
     envRow = await ctx.db.environment.findFirst({ where: { id: input.environmentId, workspaceId: ws.id, status: "active" } });
     if (!envRow) throw new DomainError("environment_not_found", 404, "Environment not found");
   } else {
