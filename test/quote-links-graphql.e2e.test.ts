@@ -3,7 +3,7 @@
 // notifications, plus the statement budget of an acceptance (at most 25) and 20 parallel accepts (one checkout).
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
-import { startTestApp, type TestApp } from "./helpers/app";
+import { startTestApp, type TestApp, postgresPassTest } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { client, mintKeyVia } from "./helpers/http";
 import { statementsOf } from "./helpers/statements";
@@ -128,8 +128,7 @@ test("a rep's acceptance (quotes:write; quotes:read is refused) and the notifica
   expect(codeOf(await gql(NotificationsDocument, {}))).toBe("unauthorized");
 });
 
-test("an acceptance costs at most 25 SQL statements (BEGIN/COMMIT and the link's limiter included)", async () => {
-  if (t.kind !== "pg") return console.warn("statement counts need PostgreSQL (the pg driver is what is counted)");
+postgresPassTest("an acceptance costs at most 25 SQL statements (BEGIN/COMMIT and the link's limiter included)", async () => {
   const { token, rev } = await issued();
   const { result, statements } = await statementsOf(() => api("POST", `quote-links/${token}/accept`, { body: { revisionId: rev.id, acceptedByName: "Bea" } }));
   expect(result.status).toBe(200);

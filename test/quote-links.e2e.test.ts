@@ -5,7 +5,7 @@
 import { termsHash } from "../src/checkout/checkout.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
-import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
+import { type BootstrapLike, startTestApp, type TestApp, postgresPassTest } from "./helpers/app";
 import { client } from "./helpers/http";
 
 let t: TestApp;
@@ -303,8 +303,7 @@ describe("acceptance", () => {
     expectError(await api("GET", "notifications", { key: ro.body.data.rawKey.replace(/.$/, (c: string) => (c === "x" ? "y" : "x")) }), 401, "unauthorized");
   });
 
-  test("a concurrent accept holding the quote's row lock answers 409 accept_in_progress at once", async () => {
-    if (t.kind !== "pg") return console.warn("row-lock contention needs PostgreSQL (PGlite serves one connection)");
+  postgresPassTest("a concurrent accept holding the quote's row lock answers 409 accept_in_progress at once", async () => {
     const { quote, token, rev } = await issued();
     const { Client } = await import("pg");
     const holder = new Client({ connectionString: t.databaseUrl });

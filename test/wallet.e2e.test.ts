@@ -4,7 +4,7 @@
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { restRoutes } from "../src/rest/routes";
-import { startTestApp, startWithDemo, type BootstrapLike, type TestApp } from "./helpers/app";
+import { startTestApp, startWithDemo, type BootstrapLike, type TestApp, postgresPassTest } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";
 import {
@@ -335,8 +335,7 @@ test("bad input on the wallet routes is a 4xx, never a 5xx", async () => {
   }
 });
 
-test("one default per customer under concurrent make-default calls (PostgreSQL)", async () => {
-  if (t.kind !== "pg") return void console.warn("skipped: the concurrency check needs PostgreSQL");
+postgresPassTest("one default per customer under concurrent make-default calls (PostgreSQL)", async () => {
   const c = await customer();
   const { token: tok } = await token(c);
   const ids: string[] = [];

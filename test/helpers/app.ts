@@ -128,6 +128,14 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
  */
 export const pgTest: jest.It = process.env.Q2C_TEST_PG_REACHABLE === "1" ? test : test.skip;
 
+/**
+ * `test` when the suite runs on PostgreSQL (DATABASE_URL set: the apps of the file are on it), else `test.skip`: for a
+ * test of the file's own app that only means something there (statement counts through the pg driver, row-lock
+ * races that PGlite's single connection cannot have). The embedded run reports it skipped instead of passing it
+ * without an assertion; CI's PostgreSQL pass runs it.
+ */
+export const postgresPassTest: jest.It = process.env.DATABASE_URL ? test : test.skip;
+
 /** For files that need the real PostgreSQL: prints why they are skipped when no server answers. */
 export function skipReason(kind: string) {
   return `skipped: ${kind} needs a reachable PostgreSQL (set DATABASE_URL or run one on 127.0.0.1:5432)`;
