@@ -45,7 +45,6 @@ export const updateItemInput = z.strictObject({
   metadata: metadataSchema.optional(),
 });
 
-
 function tenantIds(ctx: Ctx): TenantIds {
   const t = requireTenant(ctx);
   return { applicationId: t.applicationId, environmentId: t.environmentId };

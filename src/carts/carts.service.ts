@@ -191,7 +191,6 @@ export function cartView(cart: CartWithItems) {
 
 // ---- loading -------------------------------------------------------------------------------------------
 
-
 function tenantIds(ctx: Ctx): TenantIds {
   const t = requireTenant(ctx);
   return { applicationId: t.applicationId, environmentId: t.environmentId };

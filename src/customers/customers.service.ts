@@ -54,7 +54,6 @@ export function customerView(c: Customer) {
   };
 }
 
-
 /** Where a route expects `cus_`, the bare UUID is accepted too (decisions.md part 1). */
 export function customerUuid(id: string): string | null {
   const raw = id.startsWith("cus_") ? id.slice(4) : id;

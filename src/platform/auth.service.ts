@@ -24,7 +24,6 @@ export interface CredentialInput {
   oauthResource?: OAuthResource;
 }
 
-
 /** null when no credential was sent; throws 401 unauthorized when one was sent but is not valid. */
 export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Principal | null> {
   const apiKey = input.apiKey?.trim();
