@@ -10,7 +10,7 @@ import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.s
 import { restRoutes } from "../src/rest/routes";
 import { FixedClock } from "../src/shared/clock";
 import { makeCtx } from "../src/shared/context";
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { gqlClient } from "./helpers/gql";
 import { client } from "./helpers/http";
 import { inviteLinkFromOutbox, memberWith } from "./helpers/team";
@@ -520,8 +520,8 @@ describe("two processes on one PostgreSQL database", () => {
   let a: TestApp | null = null;
   let b: TestApp | null = null;
   beforeAll(async () => {
-    a = await startTestApp({ db: "pg", worker: false });
-    if (!a) return console.warn(skipReason("the cross-process live gate"));
+    a = await startPgApp({ worker: false });
+    if (!a) return; // no PostgreSQL: every test below is registered as skipped
     b = await startTestApp({ databaseUrl: a.databaseUrl, worker: false });
   });
   afterAll(async () => {
@@ -529,8 +529,8 @@ describe("two processes on one PostgreSQL database", () => {
     await a?.close();
   });
 
-  test("a subscribe in one process makes the key live in the other at once, although that process had it cached", async () => {
-    if (!a || !b) return;
+  pgTest("a subscribe in one process makes the key live in the other at once, although that process had it cached", async () => {
+    if (!a || !b) throw notStarted();
     const ctxA = makeCtx(a.deps);
     const w = await ensureWorkspace(ctxA, { slug: `pg-bill-${Date.now()}`, name: "pg", ownerEmail: `owner-${Date.now()}@pg.test`, appSlug: "store", appName: "Store" });
     const k = mintKey("secret", w.production);

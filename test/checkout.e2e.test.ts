@@ -4,7 +4,7 @@ import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { termsHash } from "../src/checkout/checkout.service";
 import { findJob } from "../jobs/registry";
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 
 type Api = ReturnType<typeof client>;
@@ -355,18 +355,15 @@ describe("on the real PostgreSQL", () => {
   let api: Api;
   let demo: BootstrapResult;
   beforeAll(async () => {
-    t = await startTestApp({ db: "pg" });
-    if (!t) {
-      console.warn(skipReason("the parallel checkout and refund tests"));
-      return;
-    }
+    t = await startPgApp();
+    if (!t) return; // no PostgreSQL: every test below is registered as skipped
     api = client(t.url);
     demo = await t.bootstrap();
   });
   afterAll(() => t?.close());
 
-  test("50 parallel completes of one session: exactly one order and one capture", async () => {
-    if (!t) return;
+  pgTest("50 parallel completes of one session: exactly one order and one capture", async () => {
+    if (!t) throw notStarted();
     const s = await session(api, demo, await cartWithLines(api, demo));
     const results = await Promise.all(Array.from({ length: 50 }, () => api("POST", `checkout-sessions/${s.id}/complete`, { body: card("tok_visa") })));
     const ok = results.filter((r) => r.status === 200);
@@ -378,8 +375,8 @@ describe("on the real PostgreSQL", () => {
     expect(await t.deps.prisma.transaction.count({ where: { paymentId: { in: payments.map((p) => p.id) }, type: "capture" } })).toBe(1);
   });
 
-  test("10 sessions on one cart completed in parallel: one order, one capture", async () => {
-    if (!t) return;
+  pgTest("10 sessions on one cart completed in parallel: one order, one capture", async () => {
+    if (!t) throw notStarted();
     const cartId = await cartWithLines(api, demo);
     const sessions = [];
     for (let i = 0; i < 10; i++) sessions.push(await session(api, demo, cartId));
@@ -390,8 +387,8 @@ describe("on the real PostgreSQL", () => {
     expect(await t.deps.prisma.payment.count({ where: { checkoutSessionId: { in: sessions.map((x) => x.id) }, status: "captured" } })).toBe(1);
   });
 
-  test("20 parallel refunds on one payment never refund more than was captured", async () => {
-    if (!t) return;
+  pgTest("20 parallel refunds on one payment never refund more than was captured", async () => {
+    if (!t) throw notStarted();
     const s = await session(api, demo, await cartWithLines(api, demo));
     const r = await api("POST", `checkout-sessions/${s.id}/complete`, { body: card("tok_visa") });
     const pid = r.body.data.paymentId;

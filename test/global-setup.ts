@@ -9,12 +9,13 @@ import path from "node:path";
 import { openDb } from "../src/db/client";
 import { MIGRATIONS_DIR, migrationNames } from "../src/db/migrate";
 import { openApiDocument } from "../src/openapi/document";
-import { reachablePgUrl } from "./helpers/db";
+import { reachablePgUrl, redisReachable } from "./helpers/db";
 
 export default async function globalSetup() {
   // Whether a PostgreSQL server answers, decided once before any file is collected, so a file whose tests need
   // it can register them as skipped (Jest then reports them skipped, never passed) rather than return early.
   process.env.Q2C_TEST_PG_REACHABLE = (await reachablePgUrl()) ? "1" : "0";
+  process.env.Q2C_TEST_REDIS_REACHABLE = (await redisReachable()) ? "1" : "0";
   // The OpenAPI document every REST response is checked against (test/helpers/openapi.ts), built once per run here
   // rather than by every test file that loads the helper (a quarter of a second each).
   const doc = JSON.stringify(openApiDocument());

@@ -1,7 +1,7 @@
 // Order operations under concurrency on the real PostgreSQL, across two server processes sharing the database:
 // 50 parallel order refunds (mixed with single-payment refunds) never refund more than was captured; a hold racing a
 // status change never lets the change through while held; 50 parallel comps comp once.
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 
 let a: TestApp | null;
@@ -9,8 +9,8 @@ let b: TestApp | null;
 const env = { RATE_LIMIT_PER_CREDENTIAL: "off" };
 
 beforeAll(async () => {
-  a = await startTestApp({ db: "pg", env });
-  if (!a) return console.warn(skipReason("the order operation concurrency tests"));
+  a = await startPgApp({ env });
+  if (!a) return; // no PostgreSQL: every test below is registered as skipped
   b = await startTestApp({ databaseUrl: a.databaseUrl, env });
 });
 afterAll(async () => {
@@ -44,8 +44,8 @@ async function invariants(t: TestApp, orderId: string) {
   return payments.reduce((s, p) => s + p.refundedAmount, 0);
 }
 
-test("50 parallel order refunds of 100 (and single-payment refunds among them) never refund more than captured", async () => {
-  if (!a || !b) return;
+pgTest("50 parallel order refunds of 100 (and single-payment refunds among them) never refund more than captured", async () => {
+  if (!a || !b) throw notStarted();
   const { key, apis, api } = await setup();
   const id = await twoPaymentOrder(api, key);
   const card = (await a.deps.prisma.payment.findFirst({ where: { orderId: id, method: "card" } }))!;
@@ -62,8 +62,8 @@ test("50 parallel order refunds of 100 (and single-payment refunds among them) n
   expect(succeeded).toBeGreaterThan(0);
 });
 
-test("50 parallel full order refunds refund exactly what was captured, once", async () => {
-  if (!a || !b) return;
+pgTest("50 parallel full order refunds refund exactly what was captured, once", async () => {
+  if (!a || !b) throw notStarted();
   const { key, apis, api } = await setup();
   const id = await twoPaymentOrder(api, key);
   const results = await Promise.all(Array.from({ length: 50 }, (_, i) => apis[i % 2]("POST", `orders/${id}/refund`, { key, body: {} })));
@@ -75,8 +75,8 @@ test("50 parallel full order refunds refund exactly what was captured, once", as
   expect(order.body.data).toMatchObject({ paymentStatus: "refunded", refundedAmount: 2000 });
 });
 
-test("a hold racing a status change never lets the change through while held", async () => {
-  if (!a || !b) return;
+pgTest("a hold racing a status change never lets the change through while held", async () => {
+  if (!a || !b) throw notStarted();
   const { key, apis, api } = await setup();
   let holdsFirst = 0;
   for (let i = 0; i < 25; i++) {
@@ -105,8 +105,8 @@ test("a hold racing a status change never lets the change through while held", a
   console.log(`hold race: the hold came first in ${holdsFirst} of 25 races`);
 });
 
-test("50 parallel comps comp once", async () => {
-  if (!a || !b) return;
+pgTest("50 parallel comps comp once", async () => {
+  if (!a || !b) throw notStarted();
   const { key, apis, api } = await setup();
   const o = await api("POST", "orders", { key, body: { lineItems: [{ name: "Widget", unitPrice: 1000, quantity: 1 }] } });
   const id = o.body.data.id as string;

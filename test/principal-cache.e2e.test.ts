@@ -2,7 +2,7 @@
 // (or one of an archived environment) fails on the very next request in every process sharing the database.
 import { PrincipalCache } from "../src/platform/principal-cache";
 import type { Principal } from "../src/platform/principal";
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { statementsOf } from "./helpers/statements";
 
@@ -34,8 +34,8 @@ describe("two processes on one PostgreSQL database", () => {
   let a: TestApp | null;
   let b: TestApp | null;
   beforeAll(async () => {
-    a = await startTestApp({ db: "pg", worker: false, env: { RATE_LIMIT_PER_CREDENTIAL: "off", RATE_LIMIT_AUTH_FAILURES_PER_IP: "off" } }); // 40 deliberate 401s
-    if (!a) return console.warn(skipReason("the cross-process principal cache"));
+    a = await startPgApp({ worker: false, env: { RATE_LIMIT_PER_CREDENTIAL: "off", RATE_LIMIT_AUTH_FAILURES_PER_IP: "off" } }); // 40 deliberate 401s
+    if (!a) return; // no PostgreSQL: every test below is registered as skipped
     b = await startTestApp({ databaseUrl: a.databaseUrl, worker: false, env: { RATE_LIMIT_PER_CREDENTIAL: "off", RATE_LIMIT_AUTH_FAILURES_PER_IP: "off" } }); // 40 deliberate 401s
   });
   afterAll(async () => {
@@ -43,8 +43,8 @@ describe("two processes on one PostgreSQL database", () => {
     await a?.close();
   });
 
-  test("a warm key costs no statement; revoked through one process, it fails on the next request in the other (20 keys)", async () => {
-    if (!a || !b) return;
+  pgTest("a warm key costs no statement; revoked through one process, it fails on the next request in the other (20 keys)", async () => {
+    if (!a || !b) throw notStarted();
     const demo = await a.bootstrap();
     const [apiA, apiB] = [client(a.url), client(b.url)];
     for (let i = 0; i < 20; i++) {
@@ -62,8 +62,8 @@ describe("two processes on one PostgreSQL database", () => {
     }
   });
 
-  test("archiving an environment stops its cached keys at once in the other process", async () => {
-    if (!a || !b) return;
+  pgTest("archiving an environment stops its cached keys at once in the other process", async () => {
+    if (!a || !b) throw notStarted();
     const demo = await a.bootstrap();
     const [apiA, apiB] = [client(a.url), client(b.url)];
     const env = await apiA("POST", `workspaces/${demo.workspaceId}/environments`, { token: demo.dashboardToken, body: { slug: "cache-env", name: "Cache env" } });
@@ -75,8 +75,8 @@ describe("two processes on one PostgreSQL database", () => {
     expect((await apiB("GET", "whoami", { key: k.rawKey })).status).toBe(401);
   });
 
-  test("while the LISTEN connection is down nothing is cached (every request looks the key up), and caching resumes after", async () => {
-    if (!a || !b) return;
+  pgTest("while the LISTEN connection is down nothing is cached (every request looks the key up), and caching resumes after", async () => {
+    if (!a || !b) throw notStarted();
     const demo = await a.bootstrap();
     const apiB = client(b.url);
     await apiB("GET", "whoami", { key: demo.apiKey });

@@ -2,10 +2,10 @@
 // routes per IP and per session, the card-testing guard, and one limit shared by two processes (PostgreSQL and
 // Redis stores). Small limits are set per app through the RATE_LIMIT_* settings.
 import { randomBytes } from "node:crypto";
-import Redis from "ioredis";
 import { loadConfig } from "../src/config";
 import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { skipReason, startTestApp, startWithDemo, type TestApp } from "./helpers/app";
+import { notStarted, pgRedisTest, pgTest, startPgApp, startTestApp, startWithDemo, type TestApp } from "./helpers/app";
+import { testRedisUrl } from "./helpers/db";
 import { client } from "./helpers/http";
 
 type Api = ReturnType<typeof client>;
@@ -177,16 +177,16 @@ describe("keyless checkout and the card-testing guard", () => {
 });
 
 describe("two processes share one limit", () => {
-  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const redisUrl = testRedisUrl();
   const apps: TestApp[] = [];
   afterAll(async () => {
     for (const a of apps.reverse()) await a.close();
   });
 
-  async function pair(opts: { redis: boolean }): Promise<[TestApp, TestApp] | null> {
+  async function pair(opts: { redis: boolean }): Promise<[TestApp, TestApp]> {
     const env = { RATE_LIMIT_PER_CREDENTIAL: "6/1m", RATE_LIMIT_NAMESPACE: `t${randomBytes(6).toString("hex")}` };
-    const p1 = await startTestApp({ db: "pg", env, ...(opts.redis ? { redisUrl } : {}) });
-    if (!p1) return null;
+    const p1 = await startPgApp({ env, ...(opts.redis ? { redisUrl } : {}) });
+    if (!p1) throw notStarted();
     apps.push(p1);
     const p2 = (await startTestApp({ databaseUrl: p1.databaseUrl, env, ...(opts.redis ? { redisUrl } : {}) }))!;
     apps.push(p2);
@@ -204,20 +204,12 @@ describe("two processes share one limit", () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
   }
 
-  test("on the PostgreSQL store", async () => {
-    const p = await pair({ redis: false });
-    if (!p) return console.warn(skipReason("the two-process limit test"));
-    await sharedLimit(p);
+  pgTest("on the PostgreSQL store", async () => {
+    await sharedLimit(await pair({ redis: false }));
   });
 
-  test("on the Redis store", async () => {
-    const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const up = await probe.connect().then(() => true, () => false);
-    probe.disconnect();
-    if (!up) return console.warn(`skipped: needs a reachable Redis at ${redisUrl}`);
-    const p = await pair({ redis: true });
-    if (!p) return console.warn(skipReason("the two-process limit test"));
-    await sharedLimit(p);
+  pgRedisTest("on the Redis store", async () => {
+    await sharedLimit(await pair({ redis: true }));
   });
 });
 

@@ -2,7 +2,7 @@
 // COMMIT included, the rate limiter's too). Counts, not timings: a change that adds a round trip fails here.
 import { createExtension, install, publishVersion } from "./helpers/extensions";
 import { client } from "./helpers/http";
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { notStarted, pgTest, startPgApp, type TestApp } from "./helpers/app";
 import { kindOf, statementsOf } from "./helpers/statements";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { recordEvent, tenantOf } from "../src/events/events.service";
@@ -30,8 +30,8 @@ beforeAll(async () => {
   // The per-credential bucket is spent in batches a timer sends (about 0 statements per request; bench/RESULTS.md,
   // issue 8): its timer could land inside a measured request, so it is off here. The checkout buckets, spent on
   // every call, stay on and are counted.
-  t = await startTestApp({ db: "pg", worker: false, env: { RATE_LIMIT_PER_CREDENTIAL: "off" } });
-  if (!t) return console.warn(skipReason("the statement budgets"));
+  t = await startPgApp({ worker: false, env: { RATE_LIMIT_PER_CREDENTIAL: "off" } });
+  if (!t) return; // no PostgreSQL: every test below is registered as skipped
   api = client(t.url);
   demo = await t.bootstrap();
   const settings = await api("PUT", "shipping-tax/settings", { key: demo.apiKey, body: { flatRates: [{ methodId: "std", displayName: "Standard", rateAmount: 700 }], taxRates: { US: { rateBps: 1000 } } } });
@@ -63,16 +63,16 @@ async function scenario() {
   return { per, done: done.body.data, cartId: cart.body.data.id as string };
 }
 
-test(`whoami costs at most ${BUDGET.whoami} statement`, async () => {
-  if (!t) return;
+pgTest(`whoami costs at most ${BUDGET.whoami} statement`, async () => {
+  if (!t) throw notStarted();
   await api("GET", "whoami", { key: demo.apiKey }); // warm
   const { result, statements } = await statementsOf(() => api("GET", "whoami", { key: demo.apiKey }));
   expect(result.status).toBe(200);
   if (statements.length > BUDGET.whoami) throw new Error(`whoami: ${statements.length} statements > ${BUDGET.whoami}\n${show(statements)}`);
 });
 
-test(`checkout complete costs at most ${BUDGET.complete} statements, the storefront scenario at most ${BUDGET.scenario}`, async () => {
-  if (!t) return;
+pgTest(`checkout complete costs at most ${BUDGET.complete} statements, the storefront scenario at most ${BUDGET.scenario}`, async () => {
+  if (!t) throw notStarted();
   await scenario(); // warm: first-use reads (environment facts) are not the steady state
   const { per } = await scenario();
   const total = Object.values(per).reduce((n, s) => n + s.length, 0);
@@ -80,8 +80,8 @@ test(`checkout complete costs at most ${BUDGET.complete} statements, the storefr
   if (per.complete.length > BUDGET.complete || total > BUDGET.scenario) throw new Error(`complete ${per.complete.length} (budget ${BUDGET.complete}), scenario ${total} (budget ${BUDGET.scenario})\n${report}`);
 });
 
-test("a transaction writes all its events, and their deliveries, in one statement; callers still get the event ids", async () => {
-  if (!t) return;
+pgTest("a transaction writes all its events, and their deliveries, in one statement; callers still get the event ids", async () => {
+  if (!t) throw notStarted();
   const endpoint = await api("POST", "webhook-endpoints", { key: demo.apiKey, body: { url: "https://hooks.example.com/q2c", enabledEvents: ["order.created", "payment.pending", "payment.captured", "cart.converted", "cart.item_added"] } });
   expect(endpoint.status).toBe(201);
   const { per, done, cartId } = await scenario();
@@ -115,8 +115,8 @@ test("a transaction writes all its events, and their deliveries, in one statemen
   expect(pingEvent.body.data).toMatchObject({ id: ping.body.data.eventId, type: "webhook.ping" });
 });
 
-test("GET /extension-installations: the same statements for three installs as for one; suspend and reactivate send nothing onto a busy connection", async () => {
-  if (!t) return;
+pgTest("GET /extension-installations: the same statements for three installs as for one; suspend and reactivate send nothing onto a busy connection", async () => {
+  if (!t) throw notStarted();
   const pub = await t.otherWorkspace("budget-publisher");
   const env = demo.environments.sandbox.id;
   const installOne = async (name: string) => {
@@ -146,8 +146,8 @@ test("GET /extension-installations: the same statements for three installs as fo
   }
 });
 
-test("withStatement refuses a command that records an event after the statement that should have carried it", async () => {
-  if (!t) return;
+pgTest("withStatement refuses a command that records an event after the statement that should have carried it", async () => {
+  if (!t) throw notStarted();
   const before = await t.deps.prisma.event.count();
   const ctx = makeCtx(t.deps);
   const tenant = await tenantOf(ctx, { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id });

@@ -4,7 +4,7 @@ import { findJob } from "../jobs/registry";
 import { FixedClock } from "../src/shared/clock";
 import { retrySubscriptionCharge, runRenewals } from "../src/subscriptions/renewals.service";
 import { makeCtx } from "../src/shared/context";
-import { skipReason, startTestApp, type TestApp } from "./helpers/app";
+import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { seedDueSubscriptions } from "./helpers/subscriptions";
 
 let a: TestApp | null;
@@ -14,8 +14,8 @@ const clockA = new FixedClock(new Date(due.getTime() + 60_000));
 const clockB = new FixedClock(new Date(due.getTime() + 60_000));
 
 beforeAll(async () => {
-  a = await startTestApp({ db: "pg", clock: clockA });
-  if (!a) return console.warn(skipReason("the subscription renewal concurrency test"));
+  a = await startPgApp({ clock: clockA });
+  if (!a) return; // no PostgreSQL: every test below is registered as skipped
   b = await startTestApp({ databaseUrl: a.databaseUrl, clock: clockB });
 });
 afterAll(async () => {
@@ -23,8 +23,8 @@ afterAll(async () => {
   await a?.close();
 });
 
-test("two processes renewing the same 200 due subscriptions charge each exactly once", async () => {
-  if (!a || !b) return;
+pgTest("two processes renewing the same 200 due subscriptions charge each exactly once", async () => {
+  if (!a || !b) throw notStarted();
   const demo = await a.bootstrap();
   const tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
   await seedDueSubscriptions(a.deps.prisma, tenant, 200, due, "race");
@@ -47,8 +47,8 @@ test("two processes renewing the same 200 due subscriptions charge each exactly 
   expect(await runRenewals(makeCtx(b.deps))).toMatchObject({ renewed: 0, declined: 0 });
 });
 
-test("wallet retries racing the job on a past_due subscription charge it once; the losers get 409 conflict or 422 invalid_state", async () => {
-  if (!a || !b) return;
+pgTest("wallet retries racing the job on a past_due subscription charge it once; the losers get 409 conflict or 422 invalid_state", async () => {
+  if (!a || !b) throw notStarted();
   const demo = await a.bootstrap();
   const tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
   await seedDueSubscriptions(a.deps.prisma, tenant, 1, due, "retry-race");

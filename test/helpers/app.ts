@@ -136,9 +136,28 @@ export const pgTest: jest.It = process.env.Q2C_TEST_PG_REACHABLE === "1" ? test 
  */
 export const postgresPassTest: jest.It = process.env.DATABASE_URL ? test : test.skip;
 
-/** For files that need the real PostgreSQL: prints why they are skipped when no server answers. */
-export function skipReason(kind: string) {
-  return `skipped: ${kind} needs a reachable PostgreSQL (set DATABASE_URL or run one on 127.0.0.1:5432)`;
+/**
+ * `test` when a Redis server and a PostgreSQL server both answer (test/global-setup.ts checked REDIS_URL, else the
+ * local default), else `test.skip`: for the two-process tests on the Redis store, whose processes share a PostgreSQL
+ * database.
+ */
+export const pgRedisTest: jest.It = process.env.Q2C_TEST_REDIS_REACHABLE === "1" ? pgTest : test.skip;
+
+/**
+ * For a block whose tests are all `pgTest`: its app on the real PostgreSQL, or null when no server answered the
+ * global setup (the tests are then reported skipped and never read it). When a server answered but the app does not
+ * start, it throws, so the block's tests fail rather than pass without running.
+ */
+export async function startPgApp(opts: Omit<StartOptions, "db"> = {}): Promise<TestApp | null> {
+  if (process.env.Q2C_TEST_PG_REACHABLE !== "1") return null;
+  const t = await startTestApp({ ...opts, db: "pg" });
+  if (!t) throw new Error("PostgreSQL answered at global setup but the app on it did not start");
+  return t;
+}
+
+/** In a `pgTest` body whose block's app is missing: its beforeAll threw, so Jest reports that; this only narrows types. */
+export function notStarted() {
+  return new Error("the block's app did not start on PostgreSQL (see its beforeAll)");
 }
 
 

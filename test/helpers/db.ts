@@ -1,6 +1,7 @@
 // Test databases: a fresh PostgreSQL database per test file when DATABASE_URL is set (or when a test asks for
 // the real server), else in-memory PGlite.
 import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
 import { Client } from "pg";
 
 export const DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -19,6 +20,23 @@ export async function reachablePgUrl(): Promise<string | null> {
     }
   }
   return null;
+}
+
+/** The Redis the cross-process tests use: REDIS_URL, else the local default. */
+export const testRedisUrl = () => process.env.REDIS_URL || "redis://127.0.0.1:6379";
+
+/** Whether that Redis answers a PING. */
+export async function redisReachable(url = testRedisUrl()): Promise<boolean> {
+  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await probe.connect();
+    await probe.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
 }
 
 /** Creates an empty database on the server of `serverUrl`; returns its URL and a dropper. */
