@@ -94,4 +94,20 @@ describe("two processes on one PostgreSQL database", () => {
     const warm = await statementsOf(() => apiB("GET", "whoami", { key: demo.apiKey }));
     expect(warm.statements).toEqual([]);
   });
+
+  pgTest("closed while its LISTEN connection is being opened, a cache leaves no connection behind", async () => {
+    if (!a || !b) throw notStarted();
+    const listeners = async () =>
+      Number((await a!.deps.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'principal-cache' AND datname = current_database()`))[0].n);
+    const before = await listeners();
+    const c = new PrincipalCache(1_000, a.databaseUrl);
+    const starting = c.start();
+    await c.close(); // while start() waits for its connection
+    await starting;
+    expect(c.live).toBe(false);
+    // a backend takes a moment to leave pg_stat_activity after its client ends
+    let now = await listeners();
+    for (let i = 0; i < 100 && now !== before; i++) now = await new Promise((r) => setTimeout(r, 50)).then(listeners);
+    expect(now).toBe(before);
+  });
 });

@@ -83,6 +83,12 @@ export class PrincipalCache {
       });
       await client.connect();
       await client.query(`LISTEN ${PRINCIPAL_CHANNEL}; LISTEN ${ACK_CHANNEL}`);
+      if (this.closed) {
+        // close() ran while this (re)connect was under way: it could not see this client, so nothing else ends it
+        client.removeAllListeners();
+        await client.end().catch(() => undefined);
+        return;
+      }
       this.listener = client;
       this.clear(); // whatever changed while no one listened
       this.live = true;
