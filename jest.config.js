@@ -19,6 +19,9 @@ const POSTGRES_PASS_ONLY = [
   "/test/quotes-concurrency\\.e2e\\.test\\.ts$",
   "/test/order-ops-concurrency\\.e2e\\.test\\.ts$",
   "/test/subscription-renewal-concurrency\\.e2e\\.test\\.ts$",
+  // generated tables of thousands of requests whose answers do not depend on the database (validation, tenancy):
+  // once per run is enough, on the real server
+  "/test/(hostile-input|cross-tenant)-every-route\\.e2e\\.test\\.ts$",
   // Chromium (test/helpers/browser.ts)
   "/test/(application-scripts|oauth|quote|extension-bridge)-browser\\.e2e\\.test\\.ts$",
   "/test/checkout-page\\.e2e\\.test\\.ts$",

@@ -102,7 +102,7 @@ function bodiesFor(schema: { properties?: Record<string, unknown> } | undefined)
     // every field hostile at once, rotating the values across the fields
     for (let k = 0; k < HOSTILE.length; k++) out.push(JSON.stringify(Object.fromEntries(keys.map((key, i) => [key, HOSTILE[(i + k) % HOSTILE.length]]))));
     // one hostile field at a time
-    for (const key of keys) for (const v of HOSTILE.slice(0, 8)) out.push(JSON.stringify({ [key]: v }));
+    for (const key of keys) for (const v of HOSTILE.slice(0, 5)) out.push(JSON.stringify({ [key]: v }));
   }
   return out;
 }
@@ -188,9 +188,10 @@ test("no GraphQL Query or Mutation field answers internal_error to hostile varia
     const vars = f.args.map((a) => `$${a.name}: ${String(a.type)}`).join(", ");
     const args = f.args.map((a) => `${a.name}: $${a.name}`).join(", ");
     const query = `${kind} Hostile${vars ? `(${vars})` : ""} { ${f.name}${args ? `(${args})` : ""} ${selection(f.type)} }`;
+    // eight sets of variables, the key and the dashboard session taking turns
     for (let k = 0; k < 8; k++) {
       const variables = Object.fromEntries(f.args.map((a) => [a.name, hostile(a.type, k + a.name.length)]));
-      for (const headers of creds) await probe(failures, "POST", `${t.url}/graphql`, { ...headers, "content-type": "application/json" }, JSON.stringify({ query, variables }));
+      await probe(failures, "POST", `${t.url}/graphql`, { ...creds[k % 2], "content-type": "application/json" }, JSON.stringify({ query, variables }));
     }
   }
   expect(fields.length).toBeGreaterThanOrEqual(150);
