@@ -28,12 +28,15 @@ export default async function globalSetup() {
   if (process.env.DATABASE_URL) return;
   const hash = createHash("sha256");
   hash.update(readFileSync(path.join(__dirname, "../node_modules/@electric-sql/pglite/package.json")));
+  hash.update("checkpointed"); // how the dump is made (below)
   for (const name of migrationNames()) {
     for (const file of readdirSync(path.join(MIGRATIONS_DIR, name)).sort()) hash.update(name).update(file).update(readFileSync(path.join(MIGRATIONS_DIR, name, file)));
   }
   const file = path.join(os.tmpdir(), `q2c-pglite-template-${hash.digest("hex").slice(0, 16)}.tar`);
   if (!existsSync(file)) {
     const db = await openDb({ pgliteDir: "memory://" });
+    // flushed to the data files first, so each app that loads the dump starts with little WAL to replay
+    await db.pglite!.query("CHECKPOINT");
     const dump = await db.pglite!.dumpDataDir("none");
     await db.close();
     const tmp = `${file}.${process.pid}.tmp`;
