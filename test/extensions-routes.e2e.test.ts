@@ -7,6 +7,7 @@
 // walk through the real routes from creating an extension to its session token being refused after a suspension.
 import { until as untilDefault } from "./helpers/until";
 import { startAgenda } from "../jobs/agenda";
+import { stopAgenda } from "./helpers/jobs";
 import { findJob } from "../jobs/registry";
 import { PING_AFTER_DEPLOY_MS, PING_JOB, probeInstallations, scheduleDeployProbe } from "../src/extensions/install-health.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
@@ -651,7 +652,7 @@ describe("extension.ping: the install-time ping, 2 minutes after start, every 6 
       expect(row.repeatInterval).toBe("6 hours");
       expect(new Date(row.nextRunAt!).getTime() - new Date(row.lastRunAt!).getTime()).toBe(6 * 3_600_000);
     } finally {
-      await agenda.stop();
+      await stopAgenda(agenda);
     }
   });
 });

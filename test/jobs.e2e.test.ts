@@ -1,5 +1,6 @@
 // Agenda runs the registered jobs on the database in use (on the embedded one through the PGlite pool).
 import { startAgenda } from "../jobs/agenda";
+import { stopAgenda } from "./helpers/jobs";
 import { findJob, JOBS } from "../jobs/registry";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
@@ -30,7 +31,7 @@ test("Agenda picks up the webhook-delivery job and delivers what is due", async 
     await receiver.waitFor((rs) => rs.length === 1, 20_000);
     expect(receiver.received[0].body.type).toBe("webhook.ping");
   } finally {
-    await agenda.stop();
+    await stopAgenda(agenda);
     await receiver.close();
   }
 });
