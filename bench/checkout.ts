@@ -16,23 +16,12 @@
 // first connection, so migrations, Prisma and pool.query all go through it; pool.query itself calls
 // client.query, so it is not wrapped a second time). BEGIN and COMMIT are statements and are counted.
 // The webhook delivery worker is not started (no endpoints exist, and it would add its own statements).
-import { execSync } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import fs from "node:fs";
 import os from "node:os";
-import { buildApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
-import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
-import { bootstrapDemo } from "../src/platform/bootstrap.service";
-import { systemClock } from "../src/shared/clock";
-import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { type Deps, makeCtx } from "../src/shared/context";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
 import { Pool } from "pg";
-import { startBare } from "./bare-checkout";
 import { PrincipalCache } from "../src/platform/principal-cache";
+import { startBare } from "./bare-checkout";
+import { codeVersion, countStatements, fmt, median, openBenchDb, pct, startBenchApp } from "./harness";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
@@ -93,13 +82,6 @@ function cpuLine(p: PhaseResult) {
   return `CPU per scenario, ${p.name}: this process ${p.cpu.node.toFixed(1)} ms (service or reference, and the load generator${sys})${p.cpu.pg === null ? "" : `, PostgreSQL ${p.cpu.pg.toFixed(1)} ms`}`;
 }
 
-// ---- stats ------------------------------------------------------------------------------------------------
-function pct(sorted: number[], p: number) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
-}
-const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
-const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
-
 /**
  * CPU time so far, in ms: this process (the service and the load generator both live here) and every PostgreSQL
  * process on the machine (read from /proc; null where there is no /proc, or for PGlite, which runs in this process).
@@ -140,32 +122,15 @@ interface PhaseResult {
   complete: number[];
 }
 
-/** HEAD and the uncommitted files under src/ and prisma/, so a figure can be tied to the code it measured. */
-function codeVersion() {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- src prisma", { encoding: "utf8" }).split("\n").filter(Boolean).map((l) => l.slice(3));
-    return dirty.length ? `${head} + uncommitted ${dirty.join(", ")}` : `${head} (src/ and prisma/ clean)`;
-  } catch {
-    return "unknown (no git)";
-  }
-}
-
 async function main() {
-  const embedded = Boolean(process.env.BENCH_EMBEDDED);
-  const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  // Open without migrating so the counter is on the pool before its first connection; then migrate.
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20, migrate: embedded });
+  const bench = await openBenchDb({
+    onStatement: (sql) => {
+      statements++;
+      capture?.push(sqlText(sql));
+    },
+  });
+  const { db, created } = bench;
   if (db.pool) {
-    db.pool.on("connect", (client) => {
-      const q = client.query.bind(client) as (...a: unknown[]) => unknown;
-      (client as any).query = (...a: unknown[]) => {
-        statements++;
-        capture?.push(sqlText(a[0]));
-        return q(...a);
-      };
-    });
-    await applyMigrations(pgDriver(db.pool));
     // pool.query goes through client.query: one statement, counted once.
     const before = statements;
     await db.pool.query("SELECT 1");
@@ -175,35 +140,32 @@ async function main() {
 
   // The limiter runs (its statements are counted) with limits this load never reaches; BENCH_RATE_LIMITS=off leaves it out.
   const generous = "1000000000/1m";
-  const config = loadConfig({
-    NODE_ENV: "test",
-    LOG_LEVEL: "error",
-    DATABASE_URL: created?.url ?? "",
-    RATE_LIMITS: process.env.BENCH_RATE_LIMITS === "off" ? "off" : "on",
-    RATE_LIMIT_PER_CREDENTIAL: generous,
-    RATE_LIMIT_CHECKOUT_PER_IP: generous,
-    RATE_LIMIT_CHECKOUT_PER_SESSION: generous,
-    RATE_LIMIT_DECLINES_PER_SESSION: generous,
-    RATE_LIMIT_DECLINES_PER_IP: generous,
-  });
-  const hub = new EventHub();
-  const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub, limits };
-  // As `npm start` runs it (src/runtime.ts): API keys resolve from the principal cache, invalidated across processes
-  // by LISTEN/NOTIFY on PostgreSQL. BENCH_PRINCIPAL_CACHE=off looks every key up (one statement per keyed request).
-  const principalCache = process.env.BENCH_PRINCIPAL_CACHE !== "off" && config.PRINCIPAL_CACHE_TTL_MS > 0;
-  if (principalCache) {
-    deps.principals = new PrincipalCache(config.PRINCIPAL_CACHE_TTL_MS, db.kind === "pg" ? created?.url : undefined);
-    await deps.principals.start();
-  }
-  const app = buildApp(deps, db);
+  const ours = await startBenchApp(
+    bench,
+    {
+      RATE_LIMITS: process.env.BENCH_RATE_LIMITS === "off" ? "off" : "on",
+      RATE_LIMIT_PER_CREDENTIAL: generous,
+      RATE_LIMIT_CHECKOUT_PER_IP: generous,
+      RATE_LIMIT_CHECKOUT_PER_SESSION: generous,
+      RATE_LIMIT_DECLINES_PER_SESSION: generous,
+      RATE_LIMIT_DECLINES_PER_IP: generous,
+    },
+    {
+      checkoutUrl: true,
+      // As `npm start` runs it (src/runtime.ts): API keys resolve from the principal cache, invalidated across processes
+      // by LISTEN/NOTIFY on PostgreSQL. BENCH_PRINCIPAL_CACHE=off looks every key up (one statement per keyed request).
+      beforeBuild: async (deps) => {
+        const ttl = deps.config.PRINCIPAL_CACHE_TTL_MS;
+        if (process.env.BENCH_PRINCIPAL_CACHE === "off" || ttl <= 0) return;
+        deps.principals = new PrincipalCache(ttl, db.kind === "pg" ? created?.url : undefined);
+        await deps.principals.start();
+      },
+    },
+  );
+  const { deps, config, base, demo } = ours;
+  // nothing has called the app yet (bootstrapping goes to the database directly), so this sees every connection
   let connections = 0;
-  app.server.on("connection", () => connections++);
-  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.BASE_URL = base;
-  config.CHECKOUT_URL = base;
-  const demo = await bootstrapDemo(makeCtx(deps), config);
+  ours.app.server.on("connection", () => connections++);
 
   // ---- HTTP ------------------------------------------------------------------------------------------------
   const non2xx = new Map<string, number>();
@@ -396,13 +358,7 @@ async function main() {
   // ---- the bare reference (bench/bare-checkout.ts), same database, same driver, after ours ------------------------
   if (db.pool && process.env.BENCH_BARE !== "0") {
     const barePool = new Pool({ connectionString: created!.url, max: 20 });
-    barePool.on("connect", (client) => {
-      const q = client.query.bind(client) as (...a: unknown[]) => unknown;
-      (client as any).query = (...a: unknown[]) => {
-        statements++;
-        return q(...a);
-      };
-    });
+    countStatements(barePool, () => statements++);
     const bare = await startBare(barePool);
     target = bare.url;
     const failedBefore = failedIterations;
@@ -492,14 +448,7 @@ async function main() {
     await barePool.end();
   }
 
-  await app.close();
-  await hub.close();
-  await limits.close();
-  await deps.principals?.close();
-  await db.close();
-  // pool.end() resolves before the idle sockets are closed; let them go before DROP DATABASE ... WITH (FORCE).
-  await new Promise((r) => setTimeout(r, 250));
-  await created?.drop();
+  await ours.close();
 }
 
 main().catch((e) => {

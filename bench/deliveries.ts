@@ -7,7 +7,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
 import { recordEvent } from "../src/events/events.service";
 import { EventHub } from "../src/events/hub";
 import { ensureWorkspace } from "../src/platform/bootstrap.service";
@@ -15,20 +14,15 @@ import { systemClock } from "../src/shared/clock";
 import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
 import { type Deps, makeCtx, withTx } from "../src/shared/context";
 import { DeliveryWorker } from "../src/webhooks/delivery.worker";
-import { createTestDatabase } from "../test/helpers/db";
+import { closeBenchDb, openBenchDb, pct } from "./harness";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-function pct(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 async function main() {
-  const embedded = Boolean(process.env.BENCH_EMBEDDED);
-  const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres");
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20 });
+  const bench = await openBenchDb();
+  const { db } = bench;
   const config = loadConfig({ LOG_LEVEL: "error" });
   const hub = new EventHub();
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
@@ -86,8 +80,7 @@ async function main() {
 
   receiver.closeAllConnections();
   receiver.close();
-  await db.close();
-  await created?.drop();
+  await closeBenchDb(bench);
 }
 
 main().catch((e) => {

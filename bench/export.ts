@@ -5,45 +5,17 @@
 //   npx tsx bench/export.ts                   (PostgreSQL: a fresh database on BENCH_DATABASE_URL or the local default, dropped after)
 //   BENCH_EMBEDDED=1 npx tsx bench/export.ts  (embedded PGlite, in memory)
 // Knobs: BENCH_ORDERS (default 100000); BENCH_GC=1 with NODE_OPTIONS=--expose-gc samples live memory (a GC before each sample).
-import { execSync } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { buildApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
-import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
-import { bootstrapDemo } from "../src/platform/bootstrap.service";
-import { systemClock } from "../src/shared/clock";
-import { type Deps, makeCtx } from "../src/shared/context";
-import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { codeVersion, openBenchDb, startBenchApp } from "./harness";
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
 
-function codeVersion() {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- src prisma", { encoding: "utf8" }).split("\n").filter(Boolean).length;
-    return dirty ? `${head} + ${dirty} uncommitted file(s) under src/ or prisma/` : `${head} (clean)`;
-  } catch {
-    return "unknown";
-  }
-}
-
 async function main() {
-  const embedded = Boolean(process.env.BENCH_EMBEDDED);
-  const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20, migrate: embedded });
-  if (db.pool) await applyMigrations(pgDriver(db.pool));
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "" });
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
-  const app = buildApp(deps, db);
-  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.BASE_URL = base;
-  const demo = await bootstrapDemo(makeCtx(deps), config);
+  const bench = await openBenchDb();
+  const { db } = bench;
+  const ours = await startBenchApp(bench);
+  const { base, demo } = ours;
   const app0 = demo.applicationId;
   const env = demo.environments.sandbox.id;
 
@@ -114,12 +86,7 @@ async function main() {
   console.log("");
   console.log(ok ? `checks: ${rows} data rows (header excluded), as many as orders seeded (cap 100,000)` : `!!! WARNING: ${rows} rows for ${ORDERS} orders`);
   if (!ok) process.exitCode = 1;
-  await app.close();
-  await deps.hub.close();
-  await deps.limits.close();
-  await db.close();
-  await new Promise((r) => setTimeout(r, 200));
-  await created?.drop();
+  await ours.close();
   process.exit(process.exitCode ?? 0);
 }
 

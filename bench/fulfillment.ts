@@ -5,19 +5,8 @@
 //   npx tsx bench/fulfillment.ts                   (PostgreSQL: a fresh database on BENCH_DATABASE_URL or the local default, dropped after)
 //   BENCH_EMBEDDED=1 npx tsx bench/fulfillment.ts  (embedded PGlite, in memory; no statement counts)
 // Knobs: BENCH_ITERATIONS (default 300 orders per timed phase), BENCH_WARMUP (30).
-import { execSync } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { buildApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
-import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
-import { bootstrapDemo } from "../src/platform/bootstrap.service";
-import { systemClock } from "../src/shared/clock";
-import { type Deps, makeCtx } from "../src/shared/context";
-import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { codeVersion, fmt, median, openBenchDb, pct, runPhase, startBenchApp } from "./harness";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 300);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 30);
@@ -25,41 +14,12 @@ const WORKERS = 20;
 const COUNT_SAMPLES = 20;
 
 let statements = 0;
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
-const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
-const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
-
-function codeVersion() {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- src prisma", { encoding: "utf8" }).split("\n").filter(Boolean).length;
-    return dirty ? `${head} + ${dirty} uncommitted file(s) under src/ or prisma/` : `${head} (clean)`;
-  } catch {
-    return "unknown";
-  }
-}
 
 async function main() {
-  const embedded = Boolean(process.env.BENCH_EMBEDDED);
-  const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20, migrate: embedded });
-  if (db.pool) {
-    db.pool.on("connect", (client) => {
-      const q = client.query.bind(client) as (...a: unknown[]) => unknown;
-      (client as any).query = (...a: unknown[]) => {
-        statements++;
-        return q(...a);
-      };
-    });
-    await applyMigrations(pgDriver(db.pool));
-  }
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "", RATE_LIMIT_PER_CREDENTIAL: "1000000000/1m" });
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
-  const app = buildApp(deps, db);
-  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.BASE_URL = base;
-  const demo = await bootstrapDemo(makeCtx(deps), config);
+  const bench = await openBenchDb({ onStatement: () => statements++ });
+  const { db } = bench;
+  const ours = await startBenchApp(bench, { RATE_LIMIT_PER_CREDENTIAL: "1000000000/1m" });
+  const { base, demo } = ours;
   const env = demo.environments.sandbox;
 
   const problems: string[] = [];
@@ -103,23 +63,7 @@ async function main() {
   }
 
   async function phase(name: string, workers: number, n: number) {
-    const orders = await prepare(n);
-    const all: { ms: number; createMs: number; deliveredMs: number }[] = [];
-    const t0 = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: workers }, async () => {
-        while (next < orders.length) {
-          const o = orders[next++];
-          try {
-            all.push(await scenario(o));
-          } catch (e) {
-            problems.push(String(e).slice(0, 200));
-          }
-        }
-      }),
-    );
-    const wallMs = performance.now() - t0;
+    const { results: all, wallMs } = await runPhase(await prepare(n), workers, (o) => scenario(o), problems);
     const sorted = (f: (x: (typeof all)[number]) => number) => all.map(f).sort((a, b) => a - b);
     return { name, planned: n, completed: all.length, wallMs, scenario: sorted((x) => x.ms), create: sorted((x) => x.createMs), delivered: sorted((x) => x.deliveredMs) };
   }
@@ -167,12 +111,7 @@ async function main() {
   } else {
     console.log(`checks: every call 2xx; ${done} orders fulfilled with their shipment delivered`);
   }
-  await app.close();
-  await deps.hub.close();
-  await deps.limits.close();
-  await db.close();
-  await new Promise((r) => setTimeout(r, 200));
-  await created?.drop();
+  await ours.close();
   process.exit(process.exitCode ?? 0);
 }
 

@@ -7,40 +7,19 @@
 //   npx tsx bench/imports.ts                  (PostgreSQL: a fresh database on BENCH_DATABASE_URL or the local default, dropped after)
 //   BENCH_ROWS=100000 npx tsx bench/imports.ts
 //   NODE_OPTIONS=--expose-gc npx tsx bench/imports.ts   (also prints the live heap after a GC at each 100k step)
-import { execSync } from "node:child_process";
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { once } from "node:events";
-import { buildApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
-import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
 import { runImportPasses } from "../src/imports/import.runner";
-import { bootstrapDemo } from "../src/platform/bootstrap.service";
-import { systemClock } from "../src/shared/clock";
-import { type Deps, makeCtx } from "../src/shared/context";
 import { beat } from "../src/shared/job-workers";
-import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
 import { statementsOf } from "../test/helpers/statements";
+import { codeVersion, openBenchDb, startBenchApp } from "./harness";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 500_000);
 const STEP = 100_000;
 const mb = (b: number) => (b / 1024 / 1024).toFixed(0);
-
-function codeVersion() {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- src prisma", { encoding: "utf8" }).split("\n").filter(Boolean).length;
-    return dirty ? `${head} + ${dirty} uncommitted file(s) under src/ or prisma/` : `${head} (clean)`;
-  } catch {
-    return "unknown";
-  }
-}
 
 /** Writes the file with backpressure (never the whole file in memory). */
 async function generate(file: string) {
@@ -64,16 +43,10 @@ async function main() {
   const bytes = statSync(file).size;
   console.log(`generated ${ROWS.toLocaleString("en-US")} rows, ${mb(bytes)} MB in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
 
-  const created = await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created.url, pgliteDir: "memory://", poolMax: 10, migrate: false });
-  await applyMigrations(pgDriver(db.pool!));
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created.url, DATA_DIR: dir });
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
-  const app = buildApp(deps, db);
-  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.BASE_URL = base;
-  const demo = await bootstrapDemo(makeCtx(deps), config);
+  // PostgreSQL only (BENCH_EMBEDDED is not read): statementsOf counts what pg clients send
+  const bench = await openBenchDb({ embedded: false, poolMax: 10 });
+  const ours = await startBenchApp(bench, { DATA_DIR: dir });
+  const { base, demo, deps, config } = ours;
   const h = { "x-api-key": demo.apiKey, "content-type": "application/json" };
   const call = async (method: string, p: string, body?: unknown) => {
     const r = await fetch(`${base}/api/v1/${p}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -134,10 +107,7 @@ async function main() {
     );
     console.log(`         RSS at ${steps.join(", ")}; peak ${mb(peak)} MB`);
   }
-  await app.close();
-  await deps.limits.close();
-  await db.close();
-  await created.drop();
+  await ours.close();
   rmSync(dir, { recursive: true, force: true });
 }
 

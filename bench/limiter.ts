@@ -10,21 +10,20 @@
 import type { AddressInfo } from "node:net";
 import { buildApp } from "../src/app";
 import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
 import { EventHub } from "../src/events/hub";
 import { bootstrapDemo } from "../src/platform/bootstrap.service";
 import { systemClock } from "../src/shared/clock";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { closeBenchDb, openBenchDb } from "./harness";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const LIMITER = process.env.BENCH_RATE_LIMITS === "off" ? "off" : "on";
 
 async function main() {
-  const created = process.env.BENCH_EMBEDDED ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20 });
+  const bench = await openBenchDb();
+  const { db, created } = bench;
   const config = loadConfig({
     NODE_ENV: "test",
     LOG_LEVEL: "error",
@@ -66,8 +65,7 @@ async function main() {
   await app.close();
   await limits.close();
   await hub.close();
-  await db.close();
-  await created?.drop();
+  await closeBenchDb(bench);
 }
 
 main().catch((e) => {

@@ -10,15 +10,14 @@
 //   transaction).
 // CPU is this process's user + system time (process.cpuUsage) divided by the statements sent; PostgreSQL's own CPU
 // is not in it. Wall time is per statement, one at a time.
-import { openDb } from "../src/db/client";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { closeBenchDb, openBenchDb } from "./harness";
 
 const STATEMENTS = Number(process.env.BENCH_STATEMENTS ?? 5000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
 async function main() {
-  const created = await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created.url, poolMax: 4 });
+  const bench = await openBenchDb({ embedded: false, poolMax: 4 });
+  const { db } = bench;
   const p = db.prisma;
   const { id } = await p.workspace.create({ data: { name: "Bench", slug: "bench" } });
 
@@ -79,9 +78,7 @@ async function main() {
     }
   }
 
-  await db.close();
-  await new Promise((r) => setTimeout(r, 250));
-  await created.drop();
+  await closeBenchDb(bench);
 }
 
 main().catch((e) => {

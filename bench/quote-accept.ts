@@ -6,19 +6,8 @@
 // Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20).
 // Phases: warm-up; sequential; 20 workers; then (PostgreSQL) 20 sequential scenarios with the statement counter read
 // around the accept and the complete (BEGIN/COMMIT and the limiter's statements included).
-import { execSync } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { buildApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
-import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
-import { bootstrapDemo } from "../src/platform/bootstrap.service";
-import { systemClock } from "../src/shared/clock";
-import { type Deps, makeCtx } from "../src/shared/context";
-import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { codeVersion, fmt, median, openBenchDb, pct, runPhase, startBenchApp } from "./harness";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
@@ -33,52 +22,23 @@ const LINES = [
 const EXPECTED_TOTAL = 1500 * 3 + 10000; // Gadget deselected, 3 widgets
 
 let statements = 0;
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
-const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
-const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
-
-function codeVersion() {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- src prisma", { encoding: "utf8" }).split("\n").filter(Boolean).length;
-    return dirty ? `${head} + ${dirty} uncommitted file(s) under src/ or prisma/` : `${head} (clean)`;
-  } catch {
-    return "unknown";
-  }
-}
 
 async function main() {
-  const embedded = Boolean(process.env.BENCH_EMBEDDED);
-  const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: 20, migrate: embedded });
-  if (db.pool) {
-    db.pool.on("connect", (client) => {
-      const q = client.query.bind(client) as (...a: unknown[]) => unknown;
-      (client as any).query = (...a: unknown[]) => {
-        statements++;
-        return q(...a);
-      };
-    });
-    await applyMigrations(pgDriver(db.pool));
-  }
+  const bench = await openBenchDb({ onStatement: () => statements++ });
+  const { db } = bench;
   const generous = "1000000000/1m";
-  const config = loadConfig({
-    NODE_ENV: "test",
-    LOG_LEVEL: "error",
-    DATABASE_URL: created?.url ?? "",
-    RATE_LIMIT_PER_CREDENTIAL: generous,
-    RATE_LIMIT_CHECKOUT_PER_IP: generous,
-    RATE_LIMIT_CHECKOUT_PER_SESSION: generous,
-    RATE_LIMIT_QUOTE_LINKS_PER_IP: generous,
-    RATE_LIMIT_QUOTE_LINKS_PER_TOKEN: generous,
-  });
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
-  const app = buildApp(deps, db);
-  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.BASE_URL = base;
-  config.CHECKOUT_URL = base;
-  const demo = await bootstrapDemo(makeCtx(deps), config);
+  const ours = await startBenchApp(
+    bench,
+    {
+      RATE_LIMIT_PER_CREDENTIAL: generous,
+      RATE_LIMIT_CHECKOUT_PER_IP: generous,
+      RATE_LIMIT_CHECKOUT_PER_SESSION: generous,
+      RATE_LIMIT_QUOTE_LINKS_PER_IP: generous,
+      RATE_LIMIT_QUOTE_LINKS_PER_TOKEN: generous,
+    },
+    { checkoutUrl: true },
+  );
+  const { base, demo } = ours;
 
   const problems: string[] = [];
   async function call(method: string, path: string, body?: unknown, key?: string): Promise<any> {
@@ -125,23 +85,7 @@ async function main() {
   }
 
   async function phase(name: string, workers: number, n: number) {
-    const quotes = await prepare(n);
-    const all: { ms: number; acceptMs: number; completeMs: number }[] = [];
-    const t0 = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: workers }, async () => {
-        while (next < quotes.length) {
-          const q = quotes[next++];
-          try {
-            all.push(await scenario(q));
-          } catch (e) {
-            problems.push(String(e).slice(0, 200));
-          }
-        }
-      }),
-    );
-    const wallMs = performance.now() - t0;
+    const { results: all, wallMs } = await runPhase(await prepare(n), workers, (q) => scenario(q), problems);
     const sorted = (f: (x: (typeof all)[number]) => number) => all.map(f).sort((a, b) => a - b);
     return { name, planned: n, completed: all.length, wallMs, scenario: sorted((x) => x.ms), accept: sorted((x) => x.acceptMs), complete: sorted((x) => x.completeMs) };
   }
@@ -192,12 +136,7 @@ async function main() {
   } else {
     console.log(`checks: every call 2xx; ${converted} quotes converted, each with a captured order of ${EXPECTED_TOTAL}`);
   }
-  await app.close();
-  await deps.hub.close();
-  await deps.limits.close();
-  await db.close();
-  await new Promise((r) => setTimeout(r, 200)); // let the pool's sockets go before DROP DATABASE
-  await created?.drop();
+  await ours.close();
   process.exit(process.exitCode ?? 0);
 }
 

@@ -6,23 +6,13 @@
 // The servers (ours, then the bare one) run in this process on one counted pg pool each; the load generator is
 // autocannon in a child process, so it does not share their event loop. Statements per read are the pool
 // counters' deltas over 20 sequential reads (median), BEGIN/COMMIT included, the per-credential limiter on.
-import { execFile, execSync } from "node:child_process";
-import type { AddressInfo } from "node:net";
+import { execFile } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual, promisify } from "node:util";
-import { Pool, type PoolClient } from "pg";
-import { buildApp } from "../src/app";
-import { loadConfig } from "../src/config";
-import { openDb } from "../src/db/client";
-import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
-import { bootstrapDemo } from "../src/platform/bootstrap.service";
-import { systemClock } from "../src/shared/clock";
-import { type Deps, makeCtx } from "../src/shared/context";
-import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";
-import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
+import { Pool } from "pg";
 import { startBareQuote } from "./bare-quote";
+import { codeVersion, countStatements, openBenchDb, startBenchApp } from "./harness";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
@@ -57,15 +47,7 @@ async function startProfile() {
 }
 
 let statements = 0;
-function count(pool: Pool) {
-  pool.on("connect", (client: PoolClient) => {
-    const q = client.query.bind(client) as (...a: unknown[]) => unknown;
-    (client as any).query = (...a: unknown[]) => {
-      statements++;
-      return q(...a);
-    };
-  });
-}
+const count = () => statements++;
 
 interface Target {
   name: string;
@@ -91,33 +73,11 @@ async function fetchJson(t: Target) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-function codeVersion() {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
-    const dirty = execSync("git status --porcelain -- src prisma bench", { encoding: "utf8" }).split("\n").filter(Boolean).length;
-    return dirty ? `${head} + ${dirty} uncommitted file(s) under src/, prisma/ or bench/` : `${head} (clean)`;
-  } catch {
-    return "unknown";
-  }
-}
-
 async function main() {
-  const created = await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
-  const db = await openDb({ url: created.url, poolMax: 10, migrate: false });
-  count(db.pool!);
-  await applyMigrations(pgDriver(db.pool!));
-  const generous = "1000000000/1m";
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created.url, SECRET_KEY: "bench-secret-key-0123456789abcdefghijklmnop", RATE_LIMIT_PER_CREDENTIAL: generous });
-  const hub = new EventHub();
-  const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
-  const deps: Deps = { prisma: db.prisma, dbKind: db.kind, clock: systemClock, config, hub, limits };
-  const app = buildApp(deps, db);
-  await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  config.BASE_URL = base;
-  config.CHECKOUT_URL = base;
-  const demo = await bootstrapDemo(makeCtx(deps), config);
-  const key = demo.apiKey;
+  const bench = await openBenchDb({ embedded: false, poolMax: 10, onStatement: count });
+  const ours = await startBenchApp(bench, { SECRET_KEY: "bench-secret-key-0123456789abcdefghijklmnop", RATE_LIMIT_PER_CREDENTIAL: "1000000000/1m" }, { checkoutUrl: true });
+  const { base, config } = ours;
+  const key = ours.demo.apiKey;
 
   // ---- the quote: 3 revisions of 20 lines (superseded, issued, working), 10 comments ----------------------------
   const call = async (method: string, p: string, body?: unknown) => {
@@ -135,8 +95,8 @@ async function main() {
   await call("POST", `quotes/${q.id}/revisions`);
   for (let i = 0; i < 10; i++) await call("POST", `quotes/${q.id}/comments`, { body: `Comment ${i + 1}: ${"lorem ipsum ".repeat(4)}`, visibility: i % 3 ? "shared" : "internal" });
 
-  const barePool = new Pool({ connectionString: created.url, max: 10 });
-  count(barePool);
+  const barePool = new Pool({ connectionString: bench.created.url, max: 10 });
+  countStatements(barePool, count);
   const bare = await startBareQuote(barePool, config);
 
   const targets: Target[] = [
@@ -180,7 +140,7 @@ async function main() {
   }
 
   console.log("");
-  console.log(`code: ${codeVersion()}; node ${process.version}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}); load average at end ${os.loadavg()[0].toFixed(2)}`);
+  console.log(`code: ${codeVersion(["src", "prisma", "bench"])}; node ${process.version}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}); load average at end ${os.loadavg()[0].toFixed(2)}`);
   console.log(`database: PostgreSQL ${(await barePool.query("SHOW server_version")).rows[0].server_version}; pools of 10; ${CONNECTIONS} connections, ${DURATION} s per target`);
   console.log(`quote: ${shape.revisions.length} revisions (${shape.revisions.map((r: any) => `${r.status} ${r.items.length} lines`).join(", ")}), ${shape.comments.length} comments; response ${size} bytes`);
   console.log("");
@@ -202,12 +162,7 @@ async function main() {
 
   await bare.close();
   await barePool.end();
-  await app.close();
-  await hub.close();
-  await limits.close();
-  await db.close();
-  await new Promise((r) => setTimeout(r, 250));
-  await created.drop();
+  await ours.close();
 }
 
 main().catch((e) => {

@@ -25,27 +25,14 @@
 //        in PostgreSQL and subscriptions stay in-process).
 // Everything (N services, PostgreSQL, Redis, this load generator) shares the machine's cores: on a 2-core machine
 // more than two API processes cannot add CPU, and the figures show contention rather than the scaling of a bigger host.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import Redis from "ioredis";
 import { Client } from "pg";
 import { createTestDatabase, DEFAULT_PG_URL } from "../test/helpers/db";
-
-const ROOT = path.resolve(__dirname, "..");
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
-
-function intEnv(name: string, fallback: number, min = 1): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return n;
-}
+import { type Child, codeVersion, describeExit, fmt, freePort, httpOk, intEnv, isRunning, pct, signalGroup, sleep, spawnTsx, stopChild, waitFor } from "./harness";
 
 const ITERATIONS = intEnv("BENCH_ITERATIONS", 200);
 const WARMUP = intEnv("BENCH_WARMUP", 20, 0);
@@ -71,104 +58,18 @@ const LINES = [
 const EXPECTED_TOTAL = 15500; // no shipping selected, no tax lines: the sum of the lines (as bench/checkout.ts)
 const GENEROUS = "1000000000/1m"; // every limit stays on (its store round trips are part of the cost) but is never reached
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// ---- child processes: `src/main.ts`, each on its own port ----------------------------------------------------
 
-function codeVersion(): string {
-  try {
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = git("status", "--porcelain", "--", "src", "prisma", "jobs").split("\n").filter(Boolean).length;
-    return `${git("rev-parse", "--short", "HEAD")}${dirty ? ` + ${dirty} uncommitted change(s) under src/, prisma/ or jobs/` : " (src/, prisma/, jobs/ clean)"}`;
-  } catch {
-    return "unknown (not a git checkout?)";
-  }
-}
+const children: (Child & { base: string })[] = [];
 
-// ---- child processes ------------------------------------------------------------------------------------
-
-interface Child {
-  name: string;
-  base: string;
-  proc: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  exited: Promise<void>;
-}
-
-const children: Child[] = [];
-
-function startChild(name: string, port: number, env: NodeJS.ProcessEnv, args: string[]): Child {
-  // Own process group (detached): tsx runs node underneath, and the group signal reaches both.
-  const proc = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const child: Child = {
-    name,
-    base: `http://127.0.0.1:${port}`,
-    proc,
-    stdout: [],
-    stderr: [],
-    exited: new Promise<void>((resolve) => proc.once("exit", () => resolve())),
-  };
-  readline.createInterface({ input: proc.stdout! }).on("line", (l) => child.stdout.push(l));
-  readline.createInterface({ input: proc.stderr! }).on("line", (l) => child.stderr.push(l));
+function startChild(name: string, port: number, env: NodeJS.ProcessEnv, args: string[]) {
+  const child = Object.assign(spawnTsx(name, ["src/main.ts", ...args], env), { base: `http://127.0.0.1:${port}` });
   children.push(child);
   return child;
 }
 
-const isRunning = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
-
-function signalGroup(c: Child, signal: NodeJS.Signals) {
-  if (!c.proc.pid) return;
-  try {
-    process.kill(-c.proc.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-async function stopChild(c: Child) {
-  if (!isRunning(c)) return;
-  signalGroup(c, "SIGTERM");
-  // main.ts gives itself 10 s to shut down before it exits on its own
-  const exited = await Promise.race([c.exited.then(() => true), sleep(12_000).then(() => false)]);
-  if (!exited) {
-    console.error(`[scale] ${c.name} did not exit within 12 s of SIGTERM, sending SIGKILL`);
-    signalGroup(c, "SIGKILL");
-    await Promise.race([c.exited, sleep(2_000)]);
-  }
-}
-
-function describeExit(c: Child) {
-  const tail = [...c.stdout, ...c.stderr].slice(-30).join("\n");
-  return `${c.name} exited (code ${c.proc.exitCode}, signal ${c.proc.signalCode}). Last output:\n${tail}`;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor<T>(what: string, c: Child, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!isRunning(c)) throw new Error(`while waiting for ${what}: ${describeExit(c)}`);
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (${c.name})`);
-    await sleep(250);
-  }
-}
-
-async function readyz(base: string): Promise<true | undefined> {
-  const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) });
-  await res.arrayBuffer();
-  return res.status === 200 ? true : undefined;
-}
+// main.ts gives itself 10 s to shut down before it exits on its own
+const stop = (c: Child) => stopChild(c, 12_000, "scale");
 
 // ---- cleanup: every child, the database, the Redis keys, the temporary folder --------------------------------
 
@@ -181,7 +82,7 @@ let cleanedUp: Promise<void> | undefined;
 
 function cleanup(): Promise<void> {
   cleanedUp ??= (async () => {
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map(stop));
     await sqlClient?.end().catch(() => {});
     if (dropDatabase) {
       try {
@@ -266,11 +167,6 @@ async function ok(base: string, step: string, method: string, urlPath: string, b
 
 // ---- stats ---------------------------------------------------------------------------------------------------
 
-function pct(sorted: number[], p: number) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
-}
-const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
-
 /** Busy and total jiffies of all cores (Linux /proc/stat), for the machine's CPU use over a phase. */
 function cpuTimes(): { busy: number; total: number } | null {
   try {
@@ -334,7 +230,7 @@ async function main() {
   const maxN = STEPS_N[STEPS_N.length - 1];
   console.log(`machine:     ${cpus.length} cores (${cpus[0]?.model ?? "unknown"}), ${Math.round(os.totalmem() / 2 ** 30)} GB, node ${process.version}, ${os.type()} ${os.release()}`);
   console.log(`load avg:    ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} (1/5/15 min, before the run)`);
-  console.log(`code:        ${codeVersion()}`);
+  console.log(`code:        ${codeVersion(["src", "prisma", "jobs"])}`);
   console.log(`database:    PostgreSQL ${serverVersion}, fresh database ${dbName} (dropped after); max_connections ${maxConnections}`);
   console.log(`pools:       DATABASE_POOL_MAX=${POOL_MAX} per process: ${maxN} x ${POOL_MAX} = ${maxN * POOL_MAX} connections at most at N=${maxN}`);
   console.log(`redis:       ${REDIS_URL ? `${REDIS_URL} (rate limits and event fan-out; RATE_LIMIT_NAMESPACE=${redisNamespace})` : "off (rate limits count in PostgreSQL)"}`);
@@ -376,12 +272,12 @@ async function main() {
   };
   const jobArgs = (index: number) => (JOBS === "all" || (JOBS === "first" && index === 0) ? [] : ["--no-jobs"]);
 
-  async function addProcess(): Promise<Child> {
+  async function addProcess() {
     const index = children.length;
     const port = await freePort();
     const t0 = Date.now();
     const c = startChild(`api-${index + 1}`, port, envFor(port), jobArgs(index));
-    await waitFor("GET /readyz = 200", c, 120_000, () => readyz(c.base));
+    await waitFor("GET /readyz = 200", c, 120_000, () => httpOk(`${c.base}/readyz`));
     await waitFor("the listening line", c, 30_000, async () => c.stdout.find((l) => /listening on/.test(l)));
     const listening = c.stdout.find((l) => /listening on/.test(l))!;
     if (!listening.startsWith("[pg]")) throw new Error(`${c.name} is not on PostgreSQL: ${listening}`);

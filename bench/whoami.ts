@@ -10,126 +10,20 @@
 // Knobs: BENCH_DURATION (seconds per measured run, default 10), BENCH_CONNECTIONS (default 10),
 //        BENCH_WARMUP (seconds of warm-up before each measured run, default 2).
 // The load generator (autocannon, in this process), the service and the database share the machine's cores.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import autocannon from "autocannon";
 import { Client } from "pg";
+import { type Child, codeVersion, describeExit, freePort, httpOk, intEnv, isRunning, spawnTsx, stopChild, waitFor } from "./harness";
 
-const ROOT = path.resolve(__dirname, "..");
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
 const VIEWER_QUERY = "{ viewer { type scopes workspace { id slug } environment { id slug kind } apiKey { id keyPrefix } } }";
 
-function positiveIntEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
-
-const DURATION = positiveIntEnv("BENCH_DURATION", 10);
-const CONNECTIONS = positiveIntEnv("BENCH_CONNECTIONS", 10);
-const WARMUP = positiveIntEnv("BENCH_WARMUP", 2);
+const DURATION = intEnv("BENCH_DURATION", 10);
+const CONNECTIONS = intEnv("BENCH_CONNECTIONS", 10);
+const WARMUP = intEnv("BENCH_WARMUP", 2);
 const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL || undefined;
-
-/** HEAD and whether src/ or prisma/ differ from it, so a figure can be tied to the code it measured. */
-function codeVersion(): string {
-  try {
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = git("status", "--porcelain", "--", "src", "prisma").split("\n").filter(Boolean).length;
-    return `${git("rev-parse", "--short", "HEAD")}${dirty ? ` + ${dirty} uncommitted change(s) under src/ or prisma/` : " (src/ and prisma/ clean)"}`;
-  } catch {
-    return "unknown (not a git checkout?)";
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-// ---- child processes ------------------------------------------------------------------------------------
-
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  exited: Promise<void>;
-}
-
-function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  // Own process group (detached), so stopping it also stops the node process tsx runs underneath.
-  const proc = spawn(TSX, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  const child: Child = {
-    name,
-    proc,
-    stdout: [],
-    stderr: [],
-    exited: new Promise<void>((resolve) => proc.once("exit", () => resolve())),
-  };
-  readline.createInterface({ input: proc.stdout! }).on("line", (l) => child.stdout.push(l));
-  readline.createInterface({ input: proc.stderr! }).on("line", (l) => child.stderr.push(l));
-  return child;
-}
-
-const isRunning = (c: Child) => c.proc.exitCode === null && c.proc.signalCode === null;
-
-function signalGroup(c: Child, signal: NodeJS.Signals) {
-  if (!c.proc.pid) return;
-  try {
-    process.kill(-c.proc.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-async function stopChild(c: Child) {
-  if (!isRunning(c)) return;
-  signalGroup(c, "SIGTERM");
-  const exited = await Promise.race([c.exited.then(() => true), sleep(10_000).then(() => false)]);
-  if (!exited) {
-    console.error(`[bench] ${c.name} did not exit within 10 s of SIGTERM, sending SIGKILL`);
-    signalGroup(c, "SIGKILL");
-    await Promise.race([c.exited, sleep(2_000)]);
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function describeExit(c: Child) {
-  const tail = [...c.stdout, ...c.stderr].slice(-30).join("\n");
-  return `${c.name} exited (code ${c.proc.exitCode}, signal ${c.proc.signalCode}). Last output:\n${tail}`;
-}
-
-async function waitFor<T>(what: string, c: Child, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (!isRunning(c)) throw new Error(`while waiting for ${what}: ${describeExit(c)}`);
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
-async function httpOk(url: string): Promise<true | undefined> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-  await res.arrayBuffer();
-  return res.status === 200 ? true : undefined;
-}
 
 // ---- cleanup --------------------------------------------------------------------------------------------
 
@@ -140,7 +34,7 @@ let cleanedUp: Promise<void> | undefined;
 
 function cleanup(): Promise<void> {
   cleanedUp ??= (async () => {
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map((c) => stopChild(c, 10_000, "bench")));
     if (dropDatabase) {
       try {
         await dropDatabase();
@@ -279,7 +173,7 @@ async function main() {
   const base = `http://127.0.0.1:${servicePort}`;
   console.log(`[bench] starting the service on ${base} (${dbLabel}, DATA_DIR=${tmpDir})`);
   const t0 = Date.now();
-  const service = startChild("service", ["src/main.ts"], serviceEnv);
+  const service = spawnTsx("service", ["src/main.ts"], serviceEnv);
   children.push(service);
   await waitFor("GET /readyz = 200", service, 60_000, () => httpOk(`${base}/readyz`));
   const apiKey = await waitFor("the first-start credentials line", service, 5_000, async () => {
@@ -306,7 +200,7 @@ async function main() {
 
   // The baseline serves the very bytes whoami just returned, so response sizes match.
   const barePort = await freePort();
-  const bare = startChild("bare-http", ["bench/bare-http.ts"], { ...process.env, PORT: String(barePort), BARE_BODY: whoamiBody });
+  const bare = spawnTsx("bare-http", ["bench/bare-http.ts"], { ...process.env, PORT: String(barePort), BARE_BODY: whoamiBody });
   children.push(bare);
   const bareTarget: Target = { name: "bare node:http GET", url: `http://127.0.0.1:${barePort}/`, method: "GET" };
   await waitFor("the bare server", bare, 30_000, () => httpOk(bareTarget.url));
@@ -316,7 +210,7 @@ async function main() {
   let barePg: Target | null = null;
   if (databaseUrl) {
     const port = await freePort();
-    const c = startChild("bare-http+pg", ["bench/bare-http.ts"], { ...process.env, PORT: String(port), BARE_DATABASE_URL: databaseUrl });
+    const c = spawnTsx("bare-http+pg", ["bench/bare-http.ts"], { ...process.env, PORT: String(port), BARE_DATABASE_URL: databaseUrl });
     children.push(c);
     barePg = { name: "bare node:http + pg lookup", url: `http://127.0.0.1:${port}/`, method: "GET", headers: { "x-api-key": apiKey } };
     const target = barePg;
