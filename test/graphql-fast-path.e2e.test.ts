@@ -162,6 +162,26 @@ test("verify mode: a prepared answer that differs from the executor's fails; row
   expect(fastPathStats.verified).toBe(before.verified + 2);
 });
 
+test("verify mode pins the clock for the request: an answer that reads the time is verified, not set aside", async () => {
+  // Each reading of this clock is a millisecond later, so without the pin every run of the query would answer a
+  // different window (the comparison then depended on whether two runs fell in the same millisecond).
+  const real = t.deps.clock;
+  let ms = Date.parse("2026-11-27T12:00:00.000Z");
+  t.deps.clock = { now: () => new Date(ms++) };
+  try {
+    const query = "{ applicationScriptHealth { windowStart windowEnd } }";
+    for (let i = 0; i < 2; i++) expect((await post(JSON.stringify({ query }), key())).status).toBe(200); // prepared on its second request
+    const before = { ...fastPathStats };
+    const a = await post(JSON.stringify({ query }), key());
+    expect(a.status).toBe(200);
+    expect({ verified: fastPathStats.verified - before.verified, unverifiable: fastPathStats.unverifiable - before.unverifiable }).toEqual({ verified: 1, unverifiable: 0 });
+    const w = (a.body as { data: { applicationScriptHealth: { windowStart: string; windowEnd: string } } }).data.applicationScriptHealth;
+    expect(Date.parse(w.windowEnd) - Date.parse(w.windowStart)).toBe(24 * 3_600_000);
+  } finally {
+    t.deps.clock = real;
+  }
+});
+
 test("a document is compiled on its second request, not its first", async () => {
   const query = "{ viewer { type workspace { slug } } }";
   const counts: number[] = [];

@@ -10,6 +10,7 @@ import { normalizedExecutor } from "@graphql-tools/executor";
 import { type DocumentNode, type ExecutionResult, type FieldNode, getLocation, getOperationAST, GraphQLError, visit } from "graphql";
 import { compileQuery, type CompiledQuery, isCompiledQuery } from "graphql-jit";
 import { createGraphQLError, processRegularResult, type YogaServerInstance } from "graphql-yoga";
+import type { Clock } from "../shared/clock";
 import type { Deps } from "../shared/context";
 import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
@@ -203,6 +204,7 @@ async function execute(prepared: Prepared, ctx: GqlContext, params: Params): Pro
 
 /**
  * "verify": the prepared answer must agree with the executor's in data and in each error as a client sees it. The
+ * clock is pinned for the request (preparedResult), so the time reads the same in every run. The
  * rows may change between the two executions (a worker writing meanwhile), so a difference is looked at again: both
  * run up to three more times, and one agreeing pair settles it. A query whose answer changes with every execution
  * (one that mints a token, say) cannot be compared: when the executor then disagrees with itself, the request is
@@ -221,6 +223,11 @@ export async function compare(params: Params, given: ExecutionResult, reference:
   throw new Error(`GRAPHQL_PREPARED=verify: the prepared query answered ${a.slice(0, 600)} where the executor answered ${b.slice(0, 600)} (${JSON.stringify(params.query.slice(0, 200))})`);
 }
 
+/** A clock that stays at `at`. */
+function pinnedClock(at: Date): Clock {
+  return { now: () => new Date(at.getTime()) };
+}
+
 async function preparedResult(yoga: Yoga, deps: Deps, req: Request, prepared: Prepared, params: Params, mode: PreparedMode): Promise<{ result: ExecutionResult; ctx: GqlContext | null }> {
   let ctx: GqlContext;
   try {
@@ -231,6 +238,9 @@ async function preparedResult(yoga: Yoga, deps: Deps, req: Request, prepared: Pr
   }
   const refusal = liveGateRefusal({ contextValue: ctx, document: prepared.document, operationName: params.operationName });
   if (refusal) return { result: { errors: [refusal] }, ctx };
+  // "verify" runs the query at least twice: the clock is pinned for the request, so an answer that reads the time
+  // (a window ending now, say) is the same in every run and the runs can be compared.
+  if (mode === "verify") ctx.clock = pinnedClock(ctx.clock.now());
   const result = maskResult(yoga, await execute(prepared, ctx, params));
   if (mode === "verify") {
     const reference = () => execute({ ...prepared, compiled: null }, ctx, params).then((r) => maskResult(yoga, r));
