@@ -73,10 +73,19 @@ const outbox = (rows: string) => `
   )`;
 
 export async function startBare(pool: Pool, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
+  // BENCH_BARE_NAMED=1: every statement as a named (prepared) statement, parsed once per connection, as the service
+  // sends its repeated statements (src/db/prepared.ts). Unset: unnamed, the reference of every earlier step.
+  const names = new Map<string, string>();
+  const query = (q: Pool | PoolClient, text: string, values?: unknown[]) => {
+    if (process.env.BENCH_BARE_NAMED !== "1") return (q as Pool).query(text, values);
+    let name = names.get(text);
+    if (!name) names.set(text, (name = `bare_${names.size}`));
+    return (q as Pool).query({ name, text }, values);
+  };
   async function auth(req: http.IncomingMessage): Promise<Tenant> {
     const raw = req.headers["x-api-key"];
     if (typeof raw !== "string" || raw.length > 200) throw new HttpError(401, "unauthorized");
-    const { rows } = await pool.query(LOOKUP, [createHash("sha256").update(raw).digest("hex")]);
+    const { rows } = await query(pool, LOOKUP, [createHash("sha256").update(raw).digest("hex")]);
     const k = rows[0];
     if (!k || k.revokedAt || k.envStatus !== "active") throw new HttpError(401, "unauthorized");
     return { wsId: k.wsId, appId: k.appId, envId: k.envId, envKind: k.envKind, currency: k.appCurrency };
@@ -84,7 +93,7 @@ export async function startBare(pool: Pool, port = 0): Promise<{ url: string; cl
 
   async function createCart(t: Tenant, body: any) {
     const email = typeof body?.customerEmail === "string" ? body.customerEmail.toLowerCase() : null;
-    const { rows } = await pool.query(
+    const { rows } = await query(pool, 
       `WITH c AS (
          INSERT INTO "Cart" (id, "applicationId", "environmentId", currency, "customerEmail", "createdAt", "updatedAt")
          VALUES (gen_random_uuid(), $1, $2, $3, $4, now(), now()) RETURNING id, status, currency, "customerEmail"
@@ -102,9 +111,9 @@ export async function startBare(pool: Pool, port = 0): Promise<{ url: string; cl
     const type = typeof body.type === "string" ? body.type : "product";
     return tx(async (c) => {
       // The lock: every line committed before it is seen by the next statement.
-      const locked = await c.query(`UPDATE "Cart" SET "updatedAt" = now() WHERE id = $1 AND "applicationId" = $2 AND "environmentId" = $3 AND status = 'open' RETURNING id`, [cartId, t.appId, t.envId]);
+      const locked = await query(c, `UPDATE "Cart" SET "updatedAt" = now() WHERE id = $1 AND "applicationId" = $2 AND "environmentId" = $3 AND status = 'open' RETURNING id`, [cartId, t.appId, t.envId]);
       if (!locked.rowCount) throw new HttpError(404, "cart_not_found");
-      const { rows } = await c.query(
+      const { rows } = await query(c, 
         `WITH cur AS (
            SELECT count(*) AS n, COALESCE(SUM("unitPrice"::bigint * quantity), 0) AS subtotal FROM "CartLineItem" WHERE "cartId" = $1::uuid
          ), li AS (
@@ -124,7 +133,7 @@ export async function startBare(pool: Pool, port = 0): Promise<{ url: string; cl
 
   async function createSession(t: Tenant, body: any) {
     if (typeof body?.cartId !== "string" || typeof body.returnUrl !== "string" || typeof body.cancelUrl !== "string") throw new HttpError(422, "validation_error");
-    const { rows } = await pool.query(
+    const { rows } = await query(pool, 
       `WITH c AS (
          UPDATE "Cart" SET "expiresAt" = $4, status = 'open', "updatedAt" = now()
          WHERE id = $1 AND "applicationId" = $2 AND "environmentId" = $3 AND status IN ('open', 'abandoned')
@@ -150,7 +159,7 @@ export async function startBare(pool: Pool, port = 0): Promise<{ url: string; cl
     const orderId = randomUUID();
     const paymentId = randomUUID();
     // 1. Claim, order, lines, history, pending payment and their events: one statement, so one transaction.
-    const placed = await pool.query(
+    const placed = await query(pool, 
       `WITH s AS (
          UPDATE "CheckoutSession" SET "completionStartedAt" = now()
          WHERE id = $1 AND status = 'open' AND "expiresAt" > now() AND 'card' = ANY ("allowedMethods")
@@ -200,19 +209,19 @@ export async function startBare(pool: Pool, port = 0): Promise<{ url: string; cl
     );
     const r = placed.rows[0];
     if (!r.claimed) {
-      const { rows } = await pool.query(`SELECT status, "completionStartedAt" FROM "CheckoutSession" WHERE id = $1`, [sessionId]);
+      const { rows } = await query(pool, `SELECT status, "completionStartedAt" FROM "CheckoutSession" WHERE id = $1`, [sessionId]);
       if (!rows[0]) throw new HttpError(404, "session_not_found");
       throw rows[0].status === "open" && rows[0].completionStartedAt ? new HttpError(409, "checkout_in_progress") : new HttpError(422, "session_not_open");
     }
     if (!r.orderId) {
-      await pool.query(`UPDATE "CheckoutSession" SET "completionStartedAt" = NULL WHERE id = $1`, [sessionId]);
+      await query(pool, `UPDATE "CheckoutSession" SET "completionStartedAt" = NULL WHERE id = $1`, [sessionId]);
       throw new HttpError(422, "session_not_open"); // the cart is ordered already, or no connector
     }
     // 2. The processor: tok_visa captures at once.
     if (body.paymentToken !== "tok_visa") throw new HttpError(402, "payment_failed");
     const reference = `test_${paymentId}`;
     // 3. Capture, ledger, order, history, session, cart and their events: one statement.
-    const done = await pool.query(
+    const done = await query(pool, 
       `WITH p AS (
          UPDATE "Payment" SET status = 'captured', "authorizedAmount" = amount, "capturedAmount" = amount, "processorPaymentId" = $2, "updatedAt" = now()
          WHERE id = $1 AND status = 'pending' RETURNING id, "orderId", amount, currency
@@ -246,12 +255,12 @@ export async function startBare(pool: Pool, port = 0): Promise<{ url: string; cl
   async function tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
     const c = await pool.connect();
     try {
-      await c.query("BEGIN");
+      await query(c, "BEGIN");
       const r = await fn(c);
-      await c.query("COMMIT");
+      await query(c, "COMMIT");
       return r;
     } catch (e) {
-      await c.query("ROLLBACK").catch(() => {});
+      await query(c, "ROLLBACK").catch(() => {});
       throw e;
     } finally {
       c.release();

@@ -21,6 +21,7 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
     migrate: opts.migrate,
     poolMax: config.DATABASE_POOL_MAX,
     planCacheSize: config.PRISMA_PLAN_CACHE_SIZE,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));

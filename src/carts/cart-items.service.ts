@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type CartLineItem, Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { outboxIf, principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { metadataSchema } from "../shared/address";
@@ -135,7 +136,7 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
         FROM "Cart" WHERE id = ${cartId}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid
         FOR UPDATE
       ), cur AS (
-        SELECT s.* FROM lock, LATERAL cart_line_sums(lock.id) AS s
+        SELECT s.n, s.subtotal, s.discount, s.tax FROM lock, LATERAL cart_line_sums(lock.id) AS s
       ), ins AS (
         INSERT INTO "CartLineItem" (id, "cartId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount",
                                     "imageUrl", "requiresShipping", metadata, "createdAt")
@@ -147,11 +148,11 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
           AND cur.subtotal + ${gross}::float8 <= ${MAX_AMOUNT}
           AND cur.tax + ${input.taxAmount}::float8 + lock."taxLinesTotal" <= ${MAX_AMOUNT}
           AND cur.subtotal + ${gross}::float8 - cur.discount - ${input.discountAmount}::float8 + lock.shipping + cur.tax + ${input.taxAmount}::float8 + lock."taxLinesTotal" <= ${MAX_AMOUNT}
-        RETURNING *
+        RETURNING ${columns(Prisma.CartLineItemScalarFieldEnum)}
       ), touch AS (
         UPDATE "Cart" SET "updatedAt" = ${c.clock.now()} WHERE id = (SELECT "cartId" FROM ins)
       )${outboxIf(c, Prisma.sql`EXISTS (SELECT 1 FROM ins)`)}
-      SELECT ins.*, (SELECT status FROM lock) AS "_status", (SELECT row_to_json(cur) FROM cur) AS "_before",
+      SELECT ${columns(Prisma.CartLineItemScalarFieldEnum, "ins")}, (SELECT status FROM lock) AS "_status", (SELECT row_to_json(cur) FROM cur) AS "_before",
              (SELECT "selectedShipping" FROM lock) AS "_selectedShipping", (SELECT "taxLines" FROM lock) AS "_taxLines"
       FROM (SELECT 1) AS one LEFT JOIN ins ON true`);
     const { _status, _before: before, _selectedShipping, _taxLines, ...item } = row;

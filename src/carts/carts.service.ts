@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { findCustomer, emailSchema } from "../customers/customers.service";
 import { principalEventTenant, recordEvent, withOutbox } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
@@ -289,7 +290,7 @@ export async function createCart(ctx: Ctx, body: unknown) {
       INSERT INTO "Cart" (id, "applicationId", "environmentId", currency, "customerId", "customerEmail", metadata, "createdAt", "updatedAt")
       VALUES (${id}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, ${applicationCurrency}, ${input.customerId ?? null}::uuid, ${customerEmail},
         ${JSON.stringify(input.metadata ?? {})}::jsonb, ${at}, ${at})
-      RETURNING *`));
+      RETURNING ${columns(Prisma.CartScalarFieldEnum)}`));
     // A new cart has no lines: what was written is what a read would return (no read-back).
     return { ...cart, lineItems: [], customer: customer && { id: customer.id, email: customer.email } };
   });

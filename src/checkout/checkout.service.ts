@@ -3,6 +3,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartView, createCart, loadCartForCheckout } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
@@ -181,7 +182,7 @@ export async function insertSession(tx: Ctx, t: { applicationId: string; environ
       ${n.customerEmail}, ${n.customerId}::uuid, ${json(n.customer)}::jsonb, ${n.allowedMethods}::text[], ${n.netN}::int, ${n.collectShipping},
       ${n.collectBilling}, ${JSON.stringify(n.metadata ?? {})}::jsonb, ${expiresAt}, ${at}, ${n.quoteId ?? null}::uuid, ${n.depositAmount ?? null}::int, ${n.balanceNetN ?? null}::int, ${json(n.recurring)}::jsonb
     FROM c
-    RETURNING *`));
+    RETURNING ${columns(Prisma.CheckoutSessionScalarFieldEnum)}`));
   return session;
 }
 
@@ -546,9 +547,9 @@ async function claimAndPlaceOrder(
         CASE WHEN ${net} THEN CASE WHEN ${s.netN}::int IS NOT NULL THEN 'cart_override' WHEN (SELECT "netTermsDays" FROM cust) IS NOT NULL THEN 'customer' ELSE 'default' END END,
         ${at}, ${at}
       FROM o, conn
-      RETURNING *
+      RETURNING ${columns(Prisma.PaymentScalarFieldEnum)}
     )
-    SELECT p.*, EXISTS (SELECT 1 FROM claim) AS "_claimed", (SELECT id FROM conn) AS "_connectorId", (SELECT provider FROM conn) AS "_provider",
+    SELECT ${columns(Prisma.PaymentScalarFieldEnum, "p")}, EXISTS (SELECT 1 FROM claim) AS "_claimed", (SELECT id FROM conn) AS "_connectorId", (SELECT provider FROM conn) AS "_provider",
       (SELECT id FROM cust) AS "_customerId", (SELECT "netTermsDays" FROM cust) AS "_netTermsDays", (SELECT id FROM o) AS "_orderId"
     FROM (SELECT 1) AS one LEFT JOIN p ON true`;
   const { _claimed, _connectorId, _provider, _customerId, _netTermsDays, _orderId, ...payment } = rows[0];

@@ -7,6 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { Pool } from "pg";
 import { PrismaClient } from "../generated/prisma/client";
 import { applyMigrations, migrationNames, pgDriver, pgliteDriver } from "./migrate";
+import { StatementNames } from "./prepared";
 
 export type { PrismaClient };
 
@@ -29,6 +30,8 @@ export interface OpenDbOptions {
   migrate?: boolean;
   /** pg pool size */
   poolMax?: number;
+  /** PostgreSQL only: statement texts sent as named (prepared) statements (0 = none; default 250); src/db/prepared.ts */
+  preparedStatements?: number;
   /** Prisma's query-plan cache (LRU entries; 0 = off; default 1000, Prisma's own default) */
   planCacheSize?: number;
   /**
@@ -61,7 +64,9 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     pool.on("error", (e) => console.error("[db] idle client error", e.message));
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), queryPlanCacheMaxSize: opts.planCacheSize ?? 1000 });
+    const named = opts.preparedStatements ?? 250;
+    const adapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
+    const prisma = new PrismaClient({ adapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000 });
     return {
       prisma,
       kind: "pg",

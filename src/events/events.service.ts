@@ -100,7 +100,8 @@ function outboxCtes(ctx: Ctx, pending: PendingEvent[] | undefined, when: Prisma.
   const parts: Prisma.Sql[] = [];
   if (emails) parts.push(Prisma.sql`ox_em AS (${emailInsert(emails, when)})`);
   parts.push(Prisma.sql`ox_x AS (
-       SELECT * FROM jsonb_to_recordset(${events}::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
+       SELECT id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt", "onlyEndpointId"
+       FROM jsonb_to_recordset(${events}::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
          "environmentKind" text, type text, version text, data jsonb, "createdAt" timestamptz, "onlyEndpointId" uuid)
        WHERE ${when}
      ), ox_ev AS (

@@ -3,7 +3,8 @@
 // deliveryState (order-lock.ts).
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
-import type { Fulfillment, FulfillmentLine } from "../generated/prisma/client";
+import { type Fulfillment, type FulfillmentLine, Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
@@ -91,12 +92,12 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
         INSERT INTO "Fulfillment" (id, "applicationId", "environmentId", "orderId", status, note, "hasShipment", carrier, "trackingNumber", "trackingUrl", "shippedAt", "createdAt", "updatedAt")
         VALUES (gen_random_uuid(), ${o.applicationId}::uuid, ${o.environmentId}::uuid, ${o.id}::uuid, ${!s || shipped ? "completed" : "pending"}, ${input.note ?? null}, ${Boolean(s)},
                 ${s?.carrier ?? null}, ${s?.trackingNumber ?? null}, ${s?.trackingUrl ?? null}, ${shipped ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
-        RETURNING *
+        RETURNING ${columns(Prisma.FulfillmentScalarFieldEnum)}
       ), l AS (
         INSERT INTO "FulfillmentLine" (id, "fulfillmentId", "lineItemId", quantity)
         SELECT gen_random_uuid(), f.id, r."lineItemId", r.quantity FROM f, jsonb_to_recordset(${JSON.stringify(input.lineItems)}::jsonb) AS r("lineItemId" uuid, quantity int)
       )
-      SELECT * FROM f`;
+      SELECT ${columns(Prisma.FulfillmentScalarFieldEnum)} FROM f`;
     const f: FulfillmentFull = { ...row, lines: input.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })) };
     const after = await bumpLines(tx, o.id, lines, "fulfilledQuantity", new Map(input.lineItems.map((l) => [l.lineItemId, l.quantity])));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.created", eventData(o, f));

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import { z } from "zod";
 import { type Email, Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Ctx, Deps } from "../shared/context";
 import { makeCtx } from "../shared/context";
@@ -170,7 +171,7 @@ export async function dispatchEmails(deps: Deps): Promise<{ sent: number; kept: 
       WHERE (status = 'queued' AND "nextAttemptAt" <= ${now}) OR (status = 'sending' AND "claimedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})
       ORDER BY "nextAttemptAt" LIMIT ${BATCH}
       FOR UPDATE SKIP LOCKED)
-    RETURNING *`;
+    RETURNING ${columns(Prisma.EmailScalarFieldEnum)}`;
   const out = { sent: 0, kept: 0, retried: 0, failed: 0 };
   for (const e of claimed) {
     try {

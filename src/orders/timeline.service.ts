@@ -109,7 +109,7 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
   const id = order.id;
   const keyset = after ? Prisma.sql`WHERE (x.at, x.rank, x.seq) < (${after.at}::timestamptz, ${after.rank}::int, ${after.seq}::int)` : Prisma.empty;
   const rows = await ctx.db.$queryRaw<Raw[]>`
-    SELECT * FROM (
+    SELECT x.at, x.rank, x.seq, x.id, x.kind, x.a, x.b, x.title, x.source, x.detail, x.amount, x.currency, x."actorType", x."actorName", x.reason FROM (
       SELECT h."createdAt" AS at, CASE WHEN h."fromStatus" IS NULL THEN 0 ELSE 2 END AS rank, h.seq, h.id::text AS id, 'status' AS kind, h."fromStatus" AS a, h."toStatus" AS b,
              NULL::text AS title, h.source, NULL::text AS detail, NULL::int AS amount, NULL::text AS currency,
              h."actorType", NULL::text AS "actorName", h.reason

@@ -1,5 +1,6 @@
 // Payment row states (commerce.md part 3) as data; every status write goes through move().
 import { type Payment, Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 
@@ -58,12 +59,12 @@ function moveWithLedger(ctx: Ctx, p: Pick<Payment, "id" | "status">, to: Payment
   });
   return ctx.db.$queryRaw<Payment[]>`
     WITH p AS (
-      UPDATE "Payment" SET ${Prisma.join(sets)} WHERE id = ${p.id}::uuid AND status = ${p.status} RETURNING *
+      UPDATE "Payment" SET ${Prisma.join(sets)} WHERE id = ${p.id}::uuid AND status = ${p.status} RETURNING ${columns(Prisma.PaymentScalarFieldEnum)}
     ), t AS (
       INSERT INTO "Transaction" (id, "paymentId", type, status, amount, currency, "processorReference", "createdAt")
       SELECT gen_random_uuid(), p.id, r.type, r.status, r.amount, r.currency, r."processorReference", r."createdAt"
       FROM p, jsonb_to_recordset(${JSON.stringify(ledger.map((e, n) => ({ ...e, n })))}::jsonb) AS r(type text, status text, amount int, currency text, "processorReference" text, "createdAt" timestamptz, n int)
       ORDER BY r.n
     )
-    SELECT * FROM p`;
+    SELECT ${columns(Prisma.PaymentScalarFieldEnum)} FROM p`;
 }

@@ -4,7 +4,8 @@
 // cover (an OAuth token: both). Others answer 404.
 import { z } from "zod";
 import { emailSchema } from "../customers/customers.service";
-import type { Application } from "../generated/prisma/client";
+import { type Application, Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
@@ -116,7 +117,7 @@ export async function updateApplication(ctx: Ctx, id: string, body: unknown) {
     UPDATE "Application" SET name = COALESCE(${input.name ?? null}, name),
       settings = (settings || ${JSON.stringify(set)}::jsonb) - ${removed}::text[]
     WHERE id = ${app.id}::uuid
-    RETURNING *`;
+    RETURNING ${columns(Prisma.ApplicationScalarFieldEnum)}`;
   // The name rides on every cached principal (whoami shows it): every process drops them.
   if (input.name !== undefined && input.name !== app.name) await invalidatePrincipals(ctx, "all");
   return applicationView(row ?? app);

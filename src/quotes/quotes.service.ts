@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { actorOf as callerOf } from "../platform/actor";
 import { Prisma } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { currentStateFirst, type EventTenant, principalEventTenant, recordEvent, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
@@ -57,7 +58,7 @@ export const quoteNotFound = () => errors.notFound("Quote");
  */
 async function selectQuoteFull(ctx: Ctx, where: Prisma.Sql): Promise<QuoteFull | null> {
   const [row] = await ctx.db.$queryRaw<any[]>`
-    SELECT q.*, CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'email', c.email) END AS customer,
+    SELECT ${columns(Prisma.QuoteScalarFieldEnum, "q")}, CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'email', c.email) END AS customer,
       json_build_object('name', a.name, 'settings', a.settings) AS application,
       (SELECT coalesce(json_agg(r ORDER BY r.number), '[]'::json) FROM (
          SELECT r.*, (SELECT coalesce(json_agg(i ORDER BY i.position), '[]'::json) FROM "QuoteLineItem" i WHERE i."revisionId" = r.id) AS items

@@ -4,6 +4,7 @@
 // lease. A decline walks the dunning ladder (DUNNING_SCHEDULE) to unpaid.
 import { randomUUID } from "node:crypto";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { requireScope } from "../platform/auth.service";
 import { Prisma } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
@@ -41,7 +42,7 @@ export async function claimDue(ctx: Ctx, owner: string, limit: number): Promise<
     )
     UPDATE "Subscription" s SET "leaseOwner" = ${owner}, "leaseUntil" = ${until}
     FROM due WHERE s.id = due.id AND (s."leaseUntil" IS NULL OR s."leaseUntil" < ${now})
-    RETURNING s.*, (SELECT email FROM "Customer" c WHERE c.id = s."customerId") AS "_email"`;
+    RETURNING ${columns(Prisma.SubscriptionScalarFieldEnum, "s")}, (SELECT email FROM "Customer" c WHERE c.id = s."customerId") AS "_email"`;
 }
 
 /** Claims one subscription's lease (any status in `statuses`); null when it is held or the status differs. */
@@ -50,7 +51,7 @@ async function claimOne(ctx: Ctx, id: string, owner: string, statuses: string[])
   const [row] = await ctx.db.$queryRaw<Claimed[]>`
     UPDATE "Subscription" s SET "leaseOwner" = ${owner}, "leaseUntil" = ${new Date(now.getTime() + LEASE_MS)}
     WHERE id = ${id}::uuid AND status IN (${Prisma.join(statuses)}) AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now})
-    RETURNING s.*, (SELECT email FROM "Customer" c WHERE c.id = s."customerId") AS "_email"`;
+    RETURNING ${columns(Prisma.SubscriptionScalarFieldEnum, "s")}, (SELECT email FROM "Customer" c WHERE c.id = s."customerId") AS "_email"`;
   return row ?? null;
 }
 

@@ -1,6 +1,7 @@
 // Subscription statuses as data; every status write goes through moveSubscription (compare-and-set on the current
 // status, a SubscriptionStatusHistory row in the same statement).
 import { Prisma, type Subscription } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import type { ActorRef } from "../platform/actor";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -46,12 +47,12 @@ export async function moveSubscription(
   const moved = to !== s.status;
   const [row] = await ctx.db.$queryRaw<Subscription[]>`
     WITH s AS (
-      UPDATE "Subscription" SET ${Prisma.join(sets)} WHERE id = ${s.id}::uuid AND status = ${s.status} ${extraWhere} RETURNING *
+      UPDATE "Subscription" SET ${Prisma.join(sets)} WHERE id = ${s.id}::uuid AND status = ${s.status} ${extraWhere} RETURNING ${columns(Prisma.SubscriptionScalarFieldEnum)}
     ), h AS (
       INSERT INTO "SubscriptionStatusHistory" (id, "subscriptionId", "fromStatus", "toStatus", "actorType", "actorId", reason, "createdAt")
       SELECT gen_random_uuid(), s.id, ${s.status}, ${to}, ${actor.actorType}, ${actor.actorId ?? null}, ${reason}, ${ctx.clock.now()} FROM s WHERE ${moved}
     )
-    SELECT * FROM s`;
+    SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM s`;
   if (!row) throw new DomainError("conflict", 409, "The subscription changed while this request ran; retry");
   return row;
 }

@@ -4,7 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { testVaultReference } from "../payments/processor";
-import type { SavedCard, Subscription } from "../generated/prisma/client";
+import { Prisma, type SavedCard, type Subscription } from "../generated/prisma/client";
+import { columns } from "../db/prepared";
 import { customerUuid, findCustomer } from "../customers/customers.service";
 import { filter, pipe } from "graphql-yoga";
 import { currentStateFirst, type EventTenant, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
@@ -123,7 +124,7 @@ export async function findSubscription(ctx: Ctx, id: string, lock = false): Prom
   if (!isUuid(id)) throw errors.notFound("Subscription");
   if (lock) {
     const [row] = await ctx.db.$queryRaw<Subscription[]>`
-      SELECT * FROM "Subscription" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid FOR UPDATE`;
+      SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM "Subscription" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid FOR UPDATE`;
     if (!row) throw errors.notFound("Subscription");
     return row;
   }
@@ -362,7 +363,7 @@ export async function clearPendingChange(ctx: Ctx, id: string) {
 
 /** Cancels at once (order cancellation), in the caller's transaction; nothing if already cancelled. */
 export async function cancelSubscriptionNow(tx: Ctx, subscriptionId: string, reason: string) {
-  const [s] = await tx.db.$queryRaw<Subscription[]>`SELECT * FROM "Subscription" WHERE id = ${subscriptionId}::uuid FOR UPDATE`;
+  const [s] = await tx.db.$queryRaw<Subscription[]>`SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM "Subscription" WHERE id = ${subscriptionId}::uuid FOR UPDATE`;
   if (!s || s.status === "cancelled") return null;
   const next = await moveSubscription(tx, s, "cancelled", { cancelledAt: tx.clock.now(), nextRetryAt: null }, actorOf(tx), reason);
   await subscriptionEvent(tx, next, "subscription.cancelled", { reason });

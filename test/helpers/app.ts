@@ -66,7 +66,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
     dropDb = created.drop;
   }
   const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", SECRET_KEY: TEST_SECRET_KEY, GRAPHQL_PREPARED: process.env.GRAPHQL_PREPARED ?? "verify", ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
-  const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20, pgliteTemplate: process.env.Q2C_PGLITE_TEMPLATE });
+  const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20, preparedStatements: config.DATABASE_PREPARED_STATEMENTS, pgliteTemplate: process.env.Q2C_PGLITE_TEMPLATE });
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
   const hub = new EventHub({ redisUrl: opts.redisUrl });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
