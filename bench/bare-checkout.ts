@@ -73,11 +73,11 @@ const outbox = (rows: string) => `
   )`;
 
 export async function startBare(pool: Pool, port = 0): Promise<{ url: string; close: () => Promise<void> }> {
-  // BENCH_BARE_NAMED=1: every statement as a named (prepared) statement, parsed once per connection, as the service
-  // sends its repeated statements (src/db/prepared.ts). Unset: unnamed, the reference of every earlier step.
+  // Every statement as a named (prepared) statement, parsed once per connection, as the service sends its repeated
+  // statements (src/db/prepared.ts). BENCH_BARE_NAMED=0: unnamed, the reference of issue 10's steps one to ten.
   const names = new Map<string, string>();
   const query = (q: Pool | PoolClient, text: string, values?: unknown[]) => {
-    if (process.env.BENCH_BARE_NAMED !== "1") return (q as Pool).query(text, values);
+    if (process.env.BENCH_BARE_NAMED === "0") return (q as Pool).query(text, values);
     let name = names.get(text);
     if (!name) names.set(text, (name = `bare_${names.size}`));
     return (q as Pool).query({ name, text }, values);

@@ -5,7 +5,8 @@
 //   BENCH_EMBEDDED=1 npx tsx bench/checkout.ts      (embedded PGlite, in memory)
 // On PostgreSQL the same driver then runs the bare reference (bench/bare-checkout.ts: node:http + pg, same schema and
 // database, its own pool of 20) through the same phases and prints its figures and the ratio ours/bare (BENCH_BARE=0 skips it;
-// BENCH_BARE_NAMED=1 has it send named statements, as ours does by default: src/db/prepared.ts).
+// it sends named statements, as ours does by default (src/db/prepared.ts); BENCH_BARE_NAMED=0 sends them unnamed, as
+// the reference of steps one to ten of issue 10 did).
 // Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log,
 //        BENCH_ROUNDS (3) and BENCH_ROUND_ITERATIONS (60): after both have run, ours and bare alternate in short phases
 //        (ours, bare, bare, ours per round) and the median ratio is printed (BENCH_ROUNDS=0 skips it),

@@ -45,7 +45,7 @@ const schema = z.object({
   /** connections this process keeps to PostgreSQL (docs/scaling.md: processes x pool <= the server's budget) */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   /** statement texts sent to PostgreSQL as named (prepared) statements per process (0: none, e.g. behind PgBouncer before 1.21); docs/prisma.md */
-  DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(100_000).default(250),
+  DATABASE_PREPARED_STATEMENTS: z.coerce.number().int().min(0).max(100_000).default(100),
   /** compiled query plans Prisma keeps per process (LRU; 0 turns the cache off); docs/prisma.md */
   PRISMA_PLAN_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   /** how long an API key's principal is kept in memory (ms; 0 looks every key up on every request); docs/scaling.md */

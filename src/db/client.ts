@@ -30,7 +30,7 @@ export interface OpenDbOptions {
   migrate?: boolean;
   /** pg pool size */
   poolMax?: number;
-  /** PostgreSQL only: statement texts sent as named (prepared) statements (0 = none; default 250); src/db/prepared.ts */
+  /** PostgreSQL only: statement texts sent as named (prepared) statements (0 = none; default 100); src/db/prepared.ts */
   preparedStatements?: number;
   /** Prisma's query-plan cache (LRU entries; 0 = off; default 1000, Prisma's own default) */
   planCacheSize?: number;
@@ -57,6 +57,14 @@ class BufferBlob extends Blob {
   }
 }
 
+/**
+ * Prisma's error messages without the caller's code frame, in every mode (Prisma's own default is this only when
+ * NODE_ENV is production). For the frame, Prisma builds an Error, and so a stack trace, on every query before it runs:
+ * about 2 % of the checkout scenario's CPU (bench/RESULTS.md, eleventh step). Node's async stack traces still name
+ * the caller of a query that failed.
+ */
+const ERROR_FORMAT = "minimal";
+
 /** DATABASE_URL set -> PostgreSQL through pg; unset -> PGlite in a data folder. One code path above this. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
   if (opts.url) {
@@ -64,9 +72,9 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     pool.on("error", (e) => console.error("[db] idle client error", e.message));
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
-    const named = opts.preparedStatements ?? 250;
+    const named = opts.preparedStatements ?? 100;
     const adapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
-    const prisma = new PrismaClient({ adapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000 });
+    const prisma = new PrismaClient({ adapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
     return {
       prisma,
       kind: "pg",
@@ -95,7 +103,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     throw e;
   }
   if (opts.migrate !== false) await applyMigrations(pgliteDriver(pglite));
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), queryPlanCacheMaxSize: opts.planCacheSize ?? 1000 });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
   return {
     prisma,
     kind: "pglite",
