@@ -148,4 +148,21 @@ describe("on PostgreSQL", () => {
       await admin.end();
     }
   });
+
+  pgTest("a connection whose named statement's result type changed under it is closed after that one failure", async () => {
+    if (!app) throw notStarted();
+    const read = () => app!.db.prisma.$transaction((tx) => tx.$queryRaw<unknown[]>`SELECT id, "customerEmail" FROM "Cart" WHERE "applicationId" = ${applicationId}::uuid ORDER BY "createdAt" LIMIT 1`);
+    const outcome = () => read().then(() => "ok", (e: Error) => e.message);
+    for (let i = 0; i < 3; i++) expect(await outcome()).toBe("ok"); // named from the second; the pool hands transactions the connection released last
+    const admin = new Client({ connectionString: app.databaseUrl });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER TABLE "Cart" ALTER COLUMN "customerEmail" TYPE varchar(320)`);
+      expect(await outcome()).toMatch(/cached plan must not change result type/);
+      for (let i = 0; i < 3; i++) expect(await outcome()).toBe("ok");
+    } finally {
+      await admin.query(`ALTER TABLE "Cart" ALTER COLUMN "customerEmail" TYPE text`);
+      await admin.end();
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { Pool } from "pg";
 import { PrismaClient } from "../generated/prisma/client";
 import { applyMigrations, migrationNames, pgDriver, pgliteDriver } from "./migrate";
-import { StatementNames } from "./prepared";
+import { closeConnectionsWithStalePlans, StatementNames } from "./prepared";
 
 export type { PrismaClient };
 
@@ -73,6 +73,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
     const named = opts.preparedStatements ?? 100;
+    if (named > 0) closeConnectionsWithStalePlans(pool);
     const adapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
     const prisma = new PrismaClient({ adapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
     return {

@@ -17,6 +17,8 @@
 // Costs (docs/prisma.md): each connection keeps the statements it has run, and PostgreSQL their plans, until the
 // connection closes (pg's pool closes idle ones after 10 s). PgBouncer in transaction mode needs 1.21 or later with
 // `max_prepared_statements` set, or `DATABASE_PREPARED_STATEMENTS=0` (docs/scaling.md).
+import type { EventEmitter } from "node:events";
+import type { Pool } from "pg";
 import { Prisma } from "../generated/prisma/client";
 
 /**
@@ -120,3 +122,25 @@ export function columns(fields: Record<string, string>, alias = ""): Prisma.Sql 
   return sql;
 }
 const columnCache = new WeakMap<object, Map<string, Prisma.Sql>>();
+
+/**
+ * A named statement whose result columns changed under it (a migration altered the type of a column it returns)
+ * fails with 0A000 "cached plan must not change result type", and keeps failing on that connection, since pg sends
+ * it by name there until the connection closes. Outside a transaction the pool drops a connection whose statement
+ * failed anyway; a transaction's connection goes back to the pool after its rollback. So a connection that saw the
+ * error is closed when it is released: only the statement (and its transaction) that met the change fails, and the
+ * next use parses the statement afresh on another connection.
+ */
+export function closeConnectionsWithStalePlans(pool: Pool) {
+  const stale = new WeakSet<object>();
+  pool.on("connect", (client) => {
+    // pg's protocol connection reports every ErrorResponse before the query's promise settles
+    (client as unknown as { connection?: EventEmitter }).connection?.on("errorMessage", (msg: { code?: string; message?: string }) => {
+      if (msg.code === "0A000" && msg.message?.includes("cached plan must not change result type")) stale.add(client);
+    });
+  });
+  pool.on("release", (_err, client) => {
+    // pg-pool emits this before deciding whether to keep the client; an ending client is removed
+    if (stale.has(client)) void client.end().catch(() => {});
+  });
+}
