@@ -46,7 +46,8 @@ function send(res: http.ServerResponse, status: number, payload: Buffer) {
 async function whoami(req: http.IncomingMessage, res: http.ServerResponse) {
   const raw = req.headers["x-api-key"];
   const hash = typeof raw === "string" ? createHash("sha256").update(raw).digest("hex") : "";
-  const { rows } = await pool!.query(LOOKUP, [hash]);
+  // Named, parsed once per connection, as the service's repeated statements are (src/db/prepared.ts); BENCH_BARE_NAMED=0: unnamed.
+  const { rows } = await pool!.query(process.env.BENCH_BARE_NAMED === "0" ? { text: LOOKUP, values: [hash] } : { name: "bare_lookup", text: LOOKUP, values: [hash] });
   const k = rows[0];
   if (!k || k.revokedAt || k.envStatus !== "active") return send(res, 401, Buffer.from('{"error":{"code":"unauthorized"}}'));
   const out = {

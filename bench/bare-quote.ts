@@ -40,6 +40,9 @@ function send(res: http.ServerResponse, status: number, payload: string) {
 }
 
 export async function startBareQuote(pool: Pool, config: Config) {
+  // Named statements, parsed once per connection, as the service sends its repeated ones (src/db/prepared.ts);
+  // BENCH_BARE_NAMED=0 sends them unnamed, as before.
+  const named = process.env.BENCH_BARE_NAMED !== "0";
   const ctx = { deps: { config } } as unknown as Ctx;
   const server = http.createServer((req, res) => {
     const m = /^\/api\/v1\/quotes\/([^/?]+)$/.exec(req.url ?? "");
@@ -47,11 +50,11 @@ export async function startBareQuote(pool: Pool, config: Config) {
     (async () => {
       const raw = req.headers["x-api-key"];
       const hash = typeof raw === "string" ? createHash("sha256").update(raw).digest("hex") : "";
-      const k = (await pool.query(LOOKUP, [hash])).rows[0];
+      const k = (await pool.query(named ? { name: "bare_lookup", text: LOOKUP, values: [hash] } : { text: LOOKUP, values: [hash] })).rows[0];
       if (!k || k.revokedAt || k.envStatus !== "active") return send(res, 401, '{"error":{"code":"unauthorized"}}');
       if (!k.scopes.includes("*") && !k.scopes.includes("quotes:read")) return send(res, 403, '{"error":{"code":"insufficient_scopes"}}');
       if (!UUID.test(m[1])) return send(res, 404, '{"error":{"code":"not_found"}}');
-      const row = (await pool.query(QUOTE, [m[1], k.appId, k.envId])).rows[0];
+      const row = (await pool.query(named ? { name: "bare_quote", text: QUOTE, values: [m[1], k.appId, k.envId] } : { text: QUOTE, values: [m[1], k.appId, k.envId] })).rows[0];
       if (!row) return send(res, 404, '{"error":{"code":"not_found"}}');
       send(res, 200, JSON.stringify({ data: quoteView(ctx, shapeQuoteRow(row)) }));
     })().catch((e) => {

@@ -93,15 +93,18 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(idempotency);
   api.use(firstSegmentDispatch(apiRouters()));
   api.use(notFoundHandler);
+  // The routes under /api/v1 that the API router must not see: the OpenAPI document and its docs (no credential),
+  // and the signed import upload, which carries the raw file (no JSON, no API key), streamed to storage.
   app.use(openapiRouter());
+  app.put(IMPORT_UPLOAD_PATH, importUploadHandler(deps));
+  // The API before the routers that serve no /api/v1 path, so an API request does not walk them: the API router
+  // answers every /api/v1 path itself (404 at its end).
+  app.use(API_PREFIX, api);
   // OAuth 2.1 authorization server (metadata, authorize, token, register, revoke, JWKS), its consent page, and the
   // tool endpoint it protects
   app.use(oauthProviderMiddleware(deps));
   app.use(oauthPages(deps));
   app.use(mcpRouter(deps));
-  // the signed import upload carries the raw file (no JSON, no API key): streamed to storage, before the JSON parser
-  app.put(IMPORT_UPLOAD_PATH, importUploadHandler(deps));
-  app.use(API_PREFIX, api);
   app.use(checkoutPages(deps));
   app.use(quotePages(deps));
   app.use(billingPages(deps));
