@@ -2,6 +2,7 @@
 // then keeps them per connection, and that a migration adding columns while a process runs breaks none of that
 // process's statements (a statement whose result columns come from `*` would fail with 0A000; those stay unnamed).
 import { Client } from "pg";
+import { openDb } from "../src/db/client";
 import { columns, expandsStar, StatementNames } from "../src/db/prepared";
 import { Prisma } from "../src/generated/prisma/client";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
@@ -151,9 +152,12 @@ describe("on PostgreSQL", () => {
 
   pgTest("a connection whose named statement's result type changed under it is closed after that one failure", async () => {
     if (!app) throw notStarted();
-    const read = () => app!.db.prisma.$transaction((tx) => tx.$queryRaw<unknown[]>`SELECT id, "customerEmail" FROM "Cart" WHERE "applicationId" = ${applicationId}::uuid ORDER BY "createdAt" LIMIT 1`);
+    // One connection, so every transaction below runs on the one that holds the named statement: the connection the
+    // start-up migration check opened, which the pool keeps.
+    const one = await openDb({ url: app.databaseUrl, poolMax: 1, preparedStatements: 100 });
+    const read = () => one.prisma.$transaction((tx) => tx.$queryRaw<unknown[]>`SELECT id, "customerEmail" FROM "Cart" WHERE "applicationId" = ${applicationId}::uuid ORDER BY "createdAt" LIMIT 1`);
     const outcome = () => read().then(() => "ok", (e: Error) => e.message);
-    for (let i = 0; i < 3; i++) expect(await outcome()).toBe("ok"); // named from the second; the pool hands transactions the connection released last
+    for (let i = 0; i < 3; i++) expect(await outcome()).toBe("ok"); // named from the second execution
     const admin = new Client({ connectionString: app.databaseUrl });
     await admin.connect();
     try {
@@ -163,6 +167,7 @@ describe("on PostgreSQL", () => {
     } finally {
       await admin.query(`ALTER TABLE "Cart" ALTER COLUMN "customerEmail" TYPE text`);
       await admin.end();
+      await one.close();
     }
   });
 });

@@ -70,10 +70,11 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   if (opts.url) {
     const pool = new Pool({ connectionString: opts.url, max: opts.poolMax ?? 10 });
     pool.on("error", (e) => console.error("[db] idle client error", e.message));
+    const named = opts.preparedStatements ?? 100;
+    // before the first connection (the migrations'), which the pool then keeps and hands out like any other
+    if (named > 0) closeConnectionsWithStalePlans(pool);
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
-    const named = opts.preparedStatements ?? 100;
-    if (named > 0) closeConnectionsWithStalePlans(pool);
     const adapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
     const prisma = new PrismaClient({ adapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
     return {
