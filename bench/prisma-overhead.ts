@@ -4,12 +4,15 @@
 // Knobs: BENCH_STATEMENTS (default 5000 per variant), BENCH_ROUNDS (2; the first warms the plan cache and the JIT, and
 // every round is printed).
 // Variants, each reading one Workspace row by primary key, awaited one after another on the same pool:
-//   prisma findUnique, prisma $queryRaw, pg pool.query, and the first two inside interactive transactions of ten
-//   reads each (the per-statement figure then includes a tenth of BEGIN and COMMIT, as a service's transactions do);
-//   then a transaction of one read, through Prisma's interactive transaction and on a pg client (figures per
-//   transaction).
+//   prisma findUnique, prisma $queryRaw (Prisma's client alone: openDb's rawLane off), the same $queryRaw through the
+//   raw-statement lane (src/db/lane.ts, what services use on PostgreSQL), pg pool.query, and the first three inside
+//   transactions of ten reads each, opened by withTx as services do (the per-statement figure then includes a tenth of
+//   BEGIN and COMMIT); then a transaction of one read, through withTx with and without the lane and on a pg client
+//   (figures per transaction).
 // CPU is this process's user + system time (process.cpuUsage) divided by the statements sent; PostgreSQL's own CPU
 // is not in it. Wall time is per statement, one at a time.
+import { openDb } from "../src/db/client";
+import { type Ctx, withTx } from "../src/shared/context";
 import { closeBenchDb, openBenchDb } from "./harness";
 
 const STATEMENTS = Number(process.env.BENCH_STATEMENTS ?? 5000);
@@ -18,8 +21,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 async function main() {
   const bench = await openBenchDb({ embedded: false, poolMax: 4 });
   const { db } = bench;
-  const p = db.prisma;
+  if (!db.lane) throw new Error("the lane is off (BENCH_RAW_LANE=0): this bench compares it with Prisma's client");
+  // the same database through Prisma's client alone, as before the lane
+  const plain = await openDb({ url: bench.created!.url, poolMax: 4, migrate: false, rawLane: false });
+  const p = plain.prisma;
+  const laned = db.prisma;
   const { id } = await p.workspace.create({ data: { name: "Bench", slug: "bench" } });
+  const ctxOf = (d: typeof db) => ({ deps: { prisma: d.prisma, lane: d.lane } }) as unknown as Ctx;
+  const [plainCtx, laneCtx] = [ctxOf(plain), ctxOf(db)];
 
   const cpuMs = () => {
     const u = process.cpuUsage();
@@ -30,33 +39,43 @@ async function main() {
       for (let i = 0; i < STATEMENTS; i++) await p.workspace.findUnique({ where: { id } });
     }],
     ["prisma $queryRaw", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await p.$queryRaw`SELECT * FROM "Workspace" WHERE id = ${id}::uuid`;
+      for (let i = 0; i < STATEMENTS; i++) await p.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
+    }],
+    ["lane $queryRaw", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await laned.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
     }],
     ["pg pool.query", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await db.pool!.query(`SELECT * FROM "Workspace" WHERE id = $1::uuid`, [id]);
+      for (let i = 0; i < STATEMENTS; i++) await db.pool!.query({ name: "bench_ws", text: `SELECT id, name FROM "Workspace" WHERE id = $1::uuid`, values: [id] });
     }],
-    ["prisma findUnique, 10 per transaction", async () => {
-      for (let i = 0; i < STATEMENTS / 10; i++) await p.$transaction(async (tx) => {
-        for (let j = 0; j < 10; j++) await tx.workspace.findUnique({ where: { id } });
+    ["prisma findUnique, 10 per withTx", async () => {
+      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(laneCtx, async (tx) => {
+        for (let j = 0; j < 10; j++) await tx.db.workspace.findUnique({ where: { id } });
       });
     }],
-    ["prisma $queryRaw, 10 per transaction", async () => {
-      for (let i = 0; i < STATEMENTS / 10; i++) await p.$transaction(async (tx) => {
-        for (let j = 0; j < 10; j++) await tx.$queryRaw`SELECT * FROM "Workspace" WHERE id = ${id}::uuid`;
+    ["prisma $queryRaw, 10 per withTx", async () => {
+      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(plainCtx, async (tx) => {
+        for (let j = 0; j < 10; j++) await tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
       });
     }],
-    // One read per transaction: the per-"read" figure is then the whole transaction (BEGIN, the read, COMMIT), which is
-    // what each of the checkout scenario's seven transactions pays around its statements.
-    ["prisma $transaction of 1 $queryRaw (per transaction)", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await p.$transaction(async (tx) => tx.$queryRaw`SELECT * FROM "Workspace" WHERE id = ${id}::uuid`);
+    ["lane $queryRaw, 10 per withTx", async () => {
+      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(laneCtx, async (tx) => {
+        for (let j = 0; j < 10; j++) await tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
+      });
+    }],
+    // One read per transaction: the per-"read" figure is then the whole transaction (BEGIN, the read, COMMIT).
+    ["withTx of 1 $queryRaw, Prisma's client (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await withTx(plainCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`);
+    }],
+    ["withTx of 1 $queryRaw, lane (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await withTx(laneCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`);
     }],
     ["pg BEGIN, 1 query, COMMIT on one client (per transaction)", async () => {
       for (let i = 0; i < STATEMENTS; i++) {
         const c = await db.pool!.connect();
         try {
-          await c.query("BEGIN");
-          await c.query(`SELECT * FROM "Workspace" WHERE id = $1::uuid`, [id]);
-          await c.query("COMMIT");
+          await c.query({ name: "bench_begin", text: "BEGIN" });
+          await c.query({ name: "bench_ws", text: `SELECT id, name FROM "Workspace" WHERE id = $1::uuid`, values: [id] });
+          await c.query({ name: "bench_commit", text: "COMMIT" });
         } finally {
           c.release();
         }
@@ -78,6 +97,7 @@ async function main() {
     }
   }
 
+  await plain.close();
   await closeBenchDb(bench);
 }
 

@@ -7,6 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { Pool } from "pg";
 import { PrismaClient } from "../generated/prisma/client";
 import { applyMigrations, migrationNames, pgDriver, pgliteDriver } from "./migrate";
+import { SqlLane, withRawLane } from "./lane";
 import { closeConnectionsWithStalePlans, StatementNames } from "./prepared";
 
 export type { PrismaClient };
@@ -16,6 +17,8 @@ export interface Db {
   kind: "pg" | "pglite";
   pglite?: PGlite;
   pool?: Pool;
+  /** PostgreSQL only (unless turned off): the raw-statement lane that `prisma` and withTx's transactions send raw statements through (src/db/lane.ts) */
+  lane?: SqlLane;
   /** true once every migration in prisma/migrations is applied */
   migrationsApplied(): Promise<boolean>;
   ping(): Promise<void>;
@@ -32,6 +35,8 @@ export interface OpenDbOptions {
   poolMax?: number;
   /** PostgreSQL only: statement texts sent as named (prepared) statements (0 = none; default 100); src/db/prepared.ts */
   preparedStatements?: number;
+  /** PostgreSQL only: raw statements skip Prisma's client and go straight to its adapter (default true); src/db/lane.ts */
+  rawLane?: boolean;
   /** Prisma's query-plan cache (LRU entries; 0 = off; default 1000, Prisma's own default) */
   planCacheSize?: number;
   /**
@@ -75,12 +80,20 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     if (named > 0) closeConnectionsWithStalePlans(pool);
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
-    const adapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
-    const prisma = new PrismaClient({ adapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
+    const pgAdapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
+    const laned = opts.rawLane === false ? null : SqlLane.wrap(pgAdapter);
+    const client = new PrismaClient({ adapter: laned?.factory ?? pgAdapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
+    let lane: SqlLane | undefined;
+    if (laned) {
+      await client.$connect(); // Prisma connects its adapter here, and the lane shares it
+      lane = await laned.lane;
+    }
+    const prisma = lane ? withRawLane(client, lane) : client;
     return {
       prisma,
       kind: "pg",
       pool,
+      lane,
       migrationsApplied: () => pendingMigrations((sql) => pool.query(sql).then((r) => r.rows)).then((p) => p === 0),
       ping: async () => void (await pool.query("SELECT 1")),
       close: async () => {

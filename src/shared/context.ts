@@ -10,6 +10,7 @@ import type { Resolver } from "../webhooks/url-policy";
 import type { PrincipalCache } from "../platform/principal-cache";
 import type { WalletSession } from "../wallet/pm-tokens.service";
 import type { DomainError } from "./errors";
+import { SqlLane, type TxSlot, withRawLane } from "../db/lane";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -17,6 +18,8 @@ export type DbHandle = PrismaClient | Tx;
 /** Long-lived process dependencies, built once by main.ts or a test. */
 export interface Deps {
   prisma: PrismaClient;
+  /** PostgreSQL: the raw-statement lane beside Prisma (db/lane.ts); `prisma` already sends its raw statements through it */
+  lane?: SqlLane;
   dbKind: "pg" | "pglite";
   clock: Clock;
   config: Config;
@@ -98,22 +101,28 @@ const MAX_ATTEMPTS = 4;
 
 /**
  * One transaction per command, retried on serialization failures and deadlocks. Nested calls join the
- * outer transaction. afterCommit callbacks run only after a successful commit.
+ * outer transaction. afterCommit callbacks run only after a successful commit. On PostgreSQL the transaction's raw
+ * statements go to its connection through the lane (db/lane.ts), beside Prisma's model queries.
  */
 export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {}): Promise<T> {
   if (ctx.afterCommit) return fn(ctx);
+  const lane = ctx.deps.lane;
   for (let attempt = 1; ; attempt++) {
     const hooks: (() => void | Promise<void>)[] = [];
-    try {
-      const result = await ctx.deps.prisma.$transaction(
+    const slot: TxSlot | null = lane ? {} : null;
+    const run = () =>
+      ctx.deps.prisma.$transaction(
         async (tx) => {
-          const txCtx: Ctx = { ...ctx, db: tx, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
+          const db = lane && slot?.tx ? withRawLane(tx, lane, slot) : tx;
+          const txCtx: Ctx = { ...ctx, db, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
           const r = await fn(txCtx);
           for (const h of txCtx.beforeCommit!) await h(txCtx);
           return r;
         },
         { maxWait: 15_000, timeout: 30_000, isolationLevel: opts.isolationLevel },
       );
+    try {
+      const result = slot ? await SqlLane.inSlot(slot, run) : await run();
       await runAfterCommit(hooks);
       return result;
     } catch (e) {

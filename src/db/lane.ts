@@ -1,0 +1,351 @@
+// The raw-statement lane: `$queryRaw`, `$executeRaw` and their Unsafe forms sent straight to the driver adapter on
+// PostgreSQL, outside transactions and inside withTx's.
+//
+// Prisma's client takes every raw statement through its request pipeline: the arguments through JSON and back, the
+// query interpreter, the rows serialised and deserialised again, and inside an interactive transaction a lookup and a
+// lock of the transaction per statement. On this project's 2-core machines that is 100-250 µs of this process's CPU
+// per statement beyond the driver's own work (bench/prisma-overhead.ts, bench/RESULTS.md twelfth step), and the hot
+// paths are made of raw statements. The lane does that work once, equal to Prisma's:
+// - the statement goes to the same `@prisma/adapter-pg` adapter Prisma uses (the same pool, statement names, pg type
+//   parsers and error conversion), so only Prisma's layers above the adapter are skipped;
+// - its arguments are encoded as Prisma encodes raw arguments (serializeRawParameters, then deserializeRawParameters:
+//   Dates as UTC timestamps, bigints and Decimals as text, objects as JSON, ...);
+// - its rows are decoded as Prisma decodes raw results (int8 as BigInt, numeric as Decimal, timestamps as Date, json
+//   parsed, bytea as Uint8Array);
+// - a refused statement throws Prisma's own error for a failed raw query (PrismaClientKnownRequestError P2010 with the
+//   driver's SQLSTATE in its meta), so callers (pgCode, isUniqueViolation, withTx's retry) see no difference.
+// Inside withTx (src/shared/context.ts) the statements must run on the transaction's connection. Prisma opens that
+// transaction through our adapter; the adapter records the transaction it opened in the slot of the withTx that asked
+// (an AsyncLocalStorage around the `$transaction` call, read where Prisma calls `startTransaction`), and the
+// transaction's handle sends its raw statements there. Prisma's COMMIT or ROLLBACK closes the slot before it is sent,
+// so a statement through a handle that outlived its transaction is refused instead of running on a connection the
+// pool has handed to someone else. Model queries and transactions stay Prisma's.
+// test/sql-lane.e2e.test.ts holds the lane's rows, arguments and errors equal to Prisma's on the same database, and the
+// whole suite runs on PostgreSQL through the lane and on PGlite (no lane) through Prisma.
+import type {
+  ArgType,
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  SqlQuery,
+  SqlQueryable,
+  SqlResultSet,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ColumnTypeEnum } from "@prisma/driver-adapter-utils";
+import { Prisma } from "../generated/prisma/client";
+
+const RAW_METHODS = new Set(["$queryRaw", "$executeRaw", "$queryRawUnsafe", "$executeRawUnsafe"]);
+
+/** `$queryRaw`'s two call forms (a tagged template, or one Prisma.Sql) and `$queryRawUnsafe`'s, as text and values. */
+function statementOf(method: string, args: unknown[]): { text: string; values: unknown[] } {
+  if (method.endsWith("Unsafe")) {
+    const [text, ...values] = args;
+    if (typeof text !== "string") throw new TypeError(`${method} takes the statement's text first`);
+    return { text, values };
+  }
+  const [first, ...rest] = args;
+  const sql = first instanceof Prisma.Sql ? first : new Prisma.Sql(first as readonly string[], rest);
+  return { text: sql.text, values: sql.values };
+}
+
+// ---- arguments: Prisma's serializeRawParameters followed by deserializeRawParameters ---------------------------------
+
+function encodeParameter(p: unknown, slow: boolean): unknown {
+  if (Array.isArray(p)) return p.map((x) => encodeParameter(x, slow));
+  if (typeof p === "bigint") return { prisma__type: "bigint", prisma__value: p.toString() };
+  if (p instanceof Date) {
+    if (Number.isNaN(p.getTime())) {
+      throw new Prisma.PrismaClientValidationError("Provided Date object is invalid", { clientVersion: Prisma.prismaVersion.client });
+    }
+    return { prisma__type: "date", prisma__value: p.toJSON() };
+  }
+  if (Prisma.Decimal.isDecimal(p)) return { prisma__type: "decimal", prisma__value: (p as Prisma.Decimal).toJSON() };
+  if (Buffer.isBuffer(p)) return { prisma__type: "bytes", prisma__value: p.toString("base64") };
+  if (p instanceof ArrayBuffer || (typeof SharedArrayBuffer !== "undefined" && p instanceof SharedArrayBuffer)) {
+    return { prisma__type: "bytes", prisma__value: Buffer.from(p).toString("base64") };
+  }
+  if (ArrayBuffer.isView(p)) {
+    return { prisma__type: "bytes", prisma__value: Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString("base64") };
+  }
+  if (slow && typeof p === "object" && p !== null) return preprocessObject(p);
+  return p;
+}
+
+function preprocessObject(obj: any): unknown {
+  if (typeof obj !== "object" || obj === null) return obj;
+  if (typeof obj.toJSON === "function") return obj.toJSON();
+  const inner = (v: unknown): unknown => (typeof v === "bigint" ? v.toString() : preprocessObject(v));
+  if (Array.isArray(obj)) return obj.map(inner);
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(obj)) out[k] = inner(obj[k]);
+  return out;
+}
+
+function serialize(values: unknown[]): string {
+  try {
+    return JSON.stringify(values.map((v) => encodeParameter(v, false)));
+  } catch (e) {
+    if (e instanceof TypeError) return JSON.stringify(values.map((v) => encodeParameter(v, true)));
+    throw e;
+  }
+}
+
+const TAG_TO_SCALAR: Record<string, ArgType["scalarType"]> = { bigint: "bigint", date: "datetime", decimal: "decimal", bytes: "bytes" };
+
+function decodeParameter(p: unknown): unknown {
+  if (Array.isArray(p)) return p.map(decodeParameter);
+  if (typeof p === "object" && p !== null && "prisma__value" in p) return `${(p as { prisma__value: unknown }).prisma__value}`;
+  if (typeof p === "object" && p !== null) return JSON.stringify(p);
+  return p;
+}
+
+function scalarType(p: unknown): ArgType["scalarType"] {
+  if (typeof p === "object" && p !== null && "prisma__type" in p) {
+    const t = (p as { prisma__type: unknown }).prisma__type;
+    if (typeof t === "string" && t in TAG_TO_SCALAR) return TAG_TO_SCALAR[t];
+  }
+  if (typeof p === "number") return "decimal";
+  if (typeof p === "string") return "string";
+  return "unknown";
+}
+
+/** The adapter's query for a statement text and its values, as Prisma builds it for a raw statement. */
+export function toSqlQuery(text: string, values: unknown[]): SqlQuery {
+  const parsed = JSON.parse(serialize(values)) as unknown[];
+  return {
+    sql: text,
+    args: parsed.map(decodeParameter),
+    argTypes: parsed.map((p): ArgType =>
+      Array.isArray(p) ? { scalarType: p.length > 0 ? scalarType(p[0]) : "unknown", arity: "list" } : { scalarType: scalarType(p), arity: "scalar" },
+    ),
+  };
+}
+
+// ---- results: Prisma's serializeRawSql followed by deserializeRawResult ----------------------------------------------
+
+const T = ColumnTypeEnum;
+
+function int32(v: unknown): number {
+  if (typeof v === "number") return Math.trunc(v);
+  if (typeof v === "string") return Math.trunc(Number(v));
+  throw new Error(`Cannot serialize value of type ${typeof v} as Int32`);
+}
+function int64(v: unknown): bigint {
+  if (typeof v === "number") return BigInt(Math.trunc(v));
+  if (typeof v === "string") return BigInt(v);
+  throw new Error(`Cannot serialize value of type ${typeof v} as Int64`);
+}
+function json(v: unknown): unknown {
+  if (typeof v === "string") return JSON.parse(v);
+  throw new Error(`Cannot serialize value of type ${typeof v} as Json`);
+}
+function bool(v: unknown): boolean {
+  if (typeof v === "boolean") return v;
+  if (typeof v === "string") return v === "true" || v === "1";
+  if (typeof v === "number") return v === 1;
+  throw new Error(`Cannot serialize value of type ${typeof v} as Boolean`);
+}
+const bytes = (v: unknown) => new Uint8Array(Buffer.from(v as string, "base64"));
+const decimal = (v: unknown) => new Prisma.Decimal(v as string);
+const date = (v: unknown) => new Date(v as string);
+const time = (v: unknown) => new Date(`1970-01-01T${v}Z`);
+
+function each(v: unknown, kind: string, f: (x: unknown) => unknown): unknown[] {
+  if (!Array.isArray(v)) throw new Error(`Cannot serialize value of type ${typeof v} as ${kind}`);
+  return v.map((x) => (x === null ? null : f(x)));
+}
+
+export function decodeValue(type: number, v: unknown): unknown {
+  if (v === null) return null;
+  switch (type) {
+    case T.Int32:
+      return int32(v);
+    case T.Int64:
+      return int64(v);
+    case T.Numeric:
+      return decimal(v);
+    case T.Boolean:
+      return bool(v);
+    case T.Json:
+      return json(v);
+    case T.Bytes:
+      return bytes(v);
+    case T.Date:
+    case T.DateTime:
+      return date(v);
+    case T.Time:
+      return time(v);
+    case T.Int32Array:
+      return each(v, "Int32Array", int32);
+    case T.Int64Array:
+      return each(v, "Int64Array", int64);
+    case T.BooleanArray:
+      return each(v, "BooleanArray", bool);
+    case T.JsonArray:
+      return each(v, "JsonArray", json);
+    // Prisma maps these element by element without checking the shape first
+    case T.NumericArray:
+      return (v as unknown[]).map((x) => (x === null ? null : decimal(x)));
+    case T.BytesArray:
+      return (v as unknown[]).map((x) => (x === null ? null : bytes(x)));
+    case T.DateArray:
+    case T.DateTimeArray:
+      return (v as unknown[]).map((x) => (x === null ? null : date(x)));
+    case T.TimeArray:
+      return (v as unknown[]).map((x) => (x === null ? null : time(x)));
+    default:
+      return v;
+  }
+}
+
+export function decodeRows(rs: SqlResultSet): Record<string, unknown>[] {
+  const { columnNames, columnTypes, rows } = rs;
+  const empty: Record<string, unknown> = {};
+  for (const c of columnNames) empty[c] = null;
+  const out: Record<string, unknown>[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const o = { ...empty };
+    for (let j = 0; j < row.length; j++) o[columnNames[j]] = decodeValue(columnTypes[j], row[j]);
+    out[i] = o;
+  }
+  return out;
+}
+
+/**
+ * The error Prisma throws for a raw statement the database refused (P2010, the driver's error in its meta), with the
+ * message Prisma's "minimal" error format gives it.
+ */
+function rawError(e: unknown, method: string): unknown {
+  const cause = (e as { name?: string; cause?: { originalCode?: string; originalMessage?: string; kind?: string } })?.cause;
+  if ((e as { name?: string })?.name !== "DriverAdapterError" || !cause) return e;
+  const code = cause.originalCode ?? "N/A";
+  const message = cause.originalMessage ?? (e as Error).message ?? "N/A";
+  return new Prisma.PrismaClientKnownRequestError(`\nInvalid \`prisma.${method}()\` invocation:\n\n\nRaw query failed. Code: \`${code}\`. Message: \`${message}\``, {
+    code: "P2010",
+    clientVersion: Prisma.prismaVersion.client,
+    meta: { driverAdapterError: e },
+  });
+}
+
+// ---- the lane ----------------------------------------------------------------------------------------------------
+
+/** The adapter transaction behind one Prisma interactive transaction, captured when Prisma opens it. */
+export interface TxSlot {
+  tx?: Transaction;
+  /** set, before it is sent, by Prisma's COMMIT or ROLLBACK (its own, a failed callback's or a timeout's) */
+  closed?: boolean;
+}
+
+const slots = new AsyncLocalStorage<TxSlot>();
+
+export class TransactionClosedError extends Error {
+  readonly code = "P2028";
+}
+
+export class SqlLane {
+  constructor(private readonly adapter: SqlDriverAdapter) {}
+
+  /**
+   * The adapter factory to give Prisma, and the lane over it. The factory's adapter records each transaction it starts
+   * in the slot of the `inSlot` call that asked for it (withTx), and marks the slot closed when Prisma sends that
+   * transaction's COMMIT or ROLLBACK, so the lane never sends a statement on a connection the transaction released.
+   */
+  static wrap(factory: SqlDriverAdapterFactory): { factory: SqlDriverAdapterFactory; lane: Promise<SqlLane> } {
+    let resolve!: (l: SqlLane) => void;
+    const lane = new Promise<SqlLane>((r) => (resolve = r));
+    const wrapped: SqlDriverAdapterFactory = {
+      provider: factory.provider,
+      adapterName: factory.adapterName,
+      connect: async () => {
+        const adapter = await factory.connect();
+        const start = adapter.startTransaction.bind(adapter);
+        adapter.startTransaction = async (isolationLevel) => {
+          const tx = await start(isolationLevel);
+          const slot = slots.getStore();
+          if (slot && !slot.tx) {
+            slot.tx = tx;
+            const execute = tx.executeRaw.bind(tx);
+            tx.executeRaw = (q: SqlQuery) => {
+              if (q.sql === "COMMIT" || q.sql === "ROLLBACK") slot.closed = true;
+              return execute(q);
+            };
+            const [commit, rollback] = [tx.commit.bind(tx), tx.rollback.bind(tx)];
+            tx.commit = () => ((slot.closed = true), commit());
+            tx.rollback = () => ((slot.closed = true), rollback());
+          }
+          return tx;
+        };
+        resolve(new SqlLane(adapter));
+        return adapter;
+      },
+    };
+    return { factory: wrapped, lane };
+  }
+
+  /** Runs `fn` (which opens one Prisma interactive transaction) with a slot that captures that transaction. */
+  static inSlot<T>(slot: TxSlot, fn: () => Promise<T>): Promise<T> {
+    return slots.run(slot, fn);
+  }
+
+  async query<T = unknown>(slot: TxSlot | null, text: string, values: unknown[], method = "$queryRaw"): Promise<T[]> {
+    const q = toSqlQuery(text, values);
+    let rs: SqlResultSet;
+    try {
+      rs = await this.on(slot).queryRaw(q);
+    } catch (e) {
+      throw rawError(e, method);
+    }
+    return decodeRows(rs) as T[];
+  }
+
+  async execute(slot: TxSlot | null, text: string, values: unknown[], method = "$executeRaw"): Promise<number> {
+    const q = toSqlQuery(text, values);
+    try {
+      return await this.on(slot).executeRaw(q);
+    } catch (e) {
+      throw rawError(e, method);
+    }
+  }
+
+  /** The transaction's connection, checked open in the same tick the statement is queued on it. */
+  private on(slot: TxSlot | null): SqlQueryable {
+    if (!slot) return this.adapter;
+    if (slot.closed || !slot.tx) throw new TransactionClosedError("Transaction already closed: a raw statement was sent after its COMMIT or ROLLBACK");
+    return slot.tx;
+  }
+}
+
+/**
+ * `client` (Prisma's client, or an interactive transaction's client whose adapter transaction `slot` holds) with its
+ * four raw-statement methods sent through the lane. Model queries and everything else are Prisma's, unchanged.
+ */
+export function withRawLane<C extends object>(client: C, lane: SqlLane, slot: TxSlot | null = null): C {
+  const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const m of RAW_METHODS) {
+    const exec = m.startsWith("$execute");
+    methods[m] = (...args: unknown[]) => {
+      try {
+        const { text, values } = statementOf(m, args);
+        return exec ? lane.execute(slot, text, values, m) : lane.query(slot, text, values, m);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
+  }
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(client, {
+    get(target, prop) {
+      if (typeof prop === "string" && prop in methods) return methods[prop];
+      let v = bound.get(prop);
+      if (v !== undefined) return v;
+      v = Reflect.get(target, prop, target);
+      if (typeof v === "function") {
+        v = (v as (...a: unknown[]) => unknown).bind(target);
+        bound.set(prop, v);
+      }
+      return v;
+    },
+  });
+}
