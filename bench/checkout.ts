@@ -346,6 +346,7 @@ async function main() {
     console.log("are the same as on PostgreSQL; take the counts from a PostgreSQL run.");
   }
   console.log("");
+  if (deps.lane) console.log(`sqlOnly transactions on the lane: ${deps.lane.stats.transactions}, of which ${deps.lane.stats.fellBack} ran again in Prisma's (a first customer: the warm-up's first scenario)`);
   console.log(`orders in the database: ${orders} (scenarios run: ${planned}: warm-up ${warm.planned}, sequential ${seq.planned}, concurrent ${conc.planned}, counting ${countPlanned})`);
   if (problems.length) {
     console.warn("");

@@ -171,3 +171,77 @@ pgTest("the lane's repeated statements are named statements, as Prisma's are", a
   });
   expect(names.find((r) => r.statement.includes(`SELECT id FROM "Workspace" WHERE slug`))?.name).toMatch(/^q2c_\d+$/);
 });
+
+describe("withTx's sqlOnly: a command of raw statements runs in a lane transaction, without Prisma's", () => {
+  pgTest("its statements share one connection and commit together; a throw rolls them all back", async () => {
+    if (!app) throw notStarted();
+    const ctx = makeCtx(app.deps);
+    const stats = app.db.lane!.stats;
+    const [before, fellBefore] = [stats.transactions, stats.fellBack];
+    const slug = `lane-sqlonly-${Date.now()}`;
+    const pids = await withTx(ctx, async (tx) => {
+      const [a] = await tx.db.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+      await tx.db.$executeRaw`INSERT INTO "Workspace" (id, name, slug) VALUES (gen_random_uuid(), 'Lane only', ${slug})`;
+      expect(await app!.deps.prisma.workspace.findUnique({ where: { slug } })).toBeNull(); // not committed yet
+      const [b] = await tx.db.$queryRaw<{ pid: number; n: bigint }[]>`SELECT pg_backend_pid() AS pid, count(*) AS n FROM "Workspace" WHERE slug = ${slug}`;
+      expect(b.n).toBe(1n);
+      return [a.pid, b.pid];
+    }, { sqlOnly: true });
+    expect(pids[0]).toBe(pids[1]);
+    expect([stats.transactions - before, stats.fellBack - fellBefore]).toEqual([1, 0]);
+    expect(await laned.workspace.findUnique({ where: { slug }, select: { name: true } })).toEqual({ name: "Lane only" });
+
+    const gone = `lane-sqlonly-rollback-${Date.now()}`;
+    await expect(
+      withTx(ctx, async (tx) => {
+        await tx.db.$executeRaw`INSERT INTO "Workspace" (id, name, slug) VALUES (gen_random_uuid(), 'Undone', ${gone})`;
+        throw new Error("abort");
+      }, { sqlOnly: true }),
+    ).rejects.toThrow("abort");
+    expect(await laned.workspace.findUnique({ where: { slug: gone } })).toBeNull();
+  });
+
+  pgTest("a command that reaches for a model query runs again in Prisma's transaction, its first attempt undone, even when it swallowed the refusal", async () => {
+    if (!app) throw notStarted();
+    const ctx = makeCtx(app.deps);
+    const stats = app.db.lane!.stats;
+    const fellBefore = stats.fellBack;
+    const slug = `lane-fallback-${Date.now()}`;
+    const attempts: string[] = [];
+    const name = await withTx(ctx, async (tx) => {
+      // a unique slug: had the first attempt's insert survived, the second would fail
+      await tx.db.$executeRaw`INSERT INTO "Workspace" (id, name, slug) VALUES (gen_random_uuid(), 'Fallback', ${slug})`;
+      let read: { name: string } | null = null;
+      try {
+        read = await tx.db.workspace.findUnique({ where: { slug }, select: { name: true } });
+        attempts.push("prisma");
+      } catch {
+        attempts.push("lane, refused"); // swallowed: withTx still knows
+      }
+      return read?.name ?? "swallowed";
+    }, { sqlOnly: true });
+    expect(attempts).toEqual(["lane, refused", "prisma"]);
+    expect(name).toBe("Fallback");
+    expect(stats.fellBack - fellBefore).toBe(1);
+    expect(await laned.workspace.count({ where: { slug } })).toBe(1);
+  });
+
+  pgTest("a serialization failure is retried as in Prisma's transactions", async () => {
+    if (!app) throw notStarted();
+    const ctx = makeCtx(app.deps);
+    const slug = `lane-serial-${Date.now()}`;
+    await laned.$executeRaw`INSERT INTO "Workspace" (id, name, slug) VALUES (gen_random_uuid(), '0', ${slug})`;
+    let waiting = 2;
+    let release!: () => void;
+    const bothRead = new Promise<void>((r) => (release = r));
+    const bump = () =>
+      withTx(ctx, async (tx) => {
+        const [row] = await tx.db.$queryRaw<{ name: string }[]>`SELECT name FROM "Workspace" WHERE slug = ${slug}`;
+        if (--waiting === 0) release();
+        await bothRead; // both have read the same value before either writes (on the first attempt)
+        await tx.db.$executeRaw`UPDATE "Workspace" SET name = ${String(Number(row.name) + 1)} WHERE slug = ${slug}`;
+      }, { sqlOnly: true, isolationLevel: "Serializable" });
+    await Promise.all([bump(), bump()]);
+    expect(await laned.workspace.findUnique({ where: { slug }, select: { name: true } })).toEqual({ name: "2" });
+  });
+});

@@ -24,6 +24,7 @@
 // whole suite runs on PostgreSQL through the lane and on PGlite (no lane) through Prisma.
 import type {
   ArgType,
+  IsolationLevel,
   SqlDriverAdapter,
   SqlDriverAdapterFactory,
   SqlQuery,
@@ -244,8 +245,18 @@ export class TransactionClosedError extends Error {
   readonly code = "P2028";
 }
 
+const COMMIT: SqlQuery = { sql: "COMMIT", args: [], argTypes: [] };
+const ROLLBACK: SqlQuery = { sql: "ROLLBACK", args: [], argTypes: [] };
+
 export class SqlLane {
-  constructor(private readonly adapter: SqlDriverAdapter) {}
+  /** sqlOnly transactions run on the lane, and those that needed a model query and ran again in Prisma's */
+  readonly stats = { transactions: 0, fellBack: 0 };
+
+  constructor(
+    private readonly adapter: SqlDriverAdapter,
+    /** the adapter's own startTransaction, not the one that records Prisma's transactions in slots */
+    private readonly begin: (isolationLevel?: IsolationLevel) => Promise<Transaction> = adapter.startTransaction.bind(adapter),
+  ) {}
 
   /**
    * The adapter factory to give Prisma, and the lane over it. The factory's adapter records each transaction it starts
@@ -277,11 +288,72 @@ export class SqlLane {
           }
           return tx;
         };
-        resolve(new SqlLane(adapter));
+        resolve(new SqlLane(adapter, start));
         return adapter;
       },
     };
     return { factory: wrapped, lane };
+  }
+
+  /**
+   * withTx's `sqlOnly` transaction: BEGIN, `fn`'s statements and COMMIT on one pooled connection, without Prisma's
+   * interactive transaction; ROLLBACK when `fn` throws (its error is rethrown). Prisma's two limits as withTx gives
+   * them: no connection within `maxWaitMs` fails it, and after `timeoutMs` its statements are refused and it is rolled
+   * back.
+   */
+  async transaction<T>(fn: (slot: TxSlot) => Promise<T>, opts: { isolationLevel?: IsolationLevel; maxWaitMs: number; timeoutMs: number }): Promise<T> {
+    this.stats.transactions++;
+    const tx = await this.start(opts);
+    const slot: TxSlot = { tx };
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      slot.closed = true;
+    }, opts.timeoutMs);
+    timer.unref();
+    let result: T;
+    try {
+      result = await fn(slot);
+      if (expired) throw new TransactionClosedError(`Transaction already closed: it ran longer than its timeout (${opts.timeoutMs} ms) and was rolled back`);
+    } catch (e) {
+      clearTimeout(timer);
+      slot.closed = true;
+      try {
+        await tx.executeRaw(ROLLBACK);
+      } catch {
+        // a broken connection or a transaction the server already ended: the connection is released either way
+      } finally {
+        await tx.rollback();
+      }
+      throw e;
+    }
+    clearTimeout(timer);
+    slot.closed = true;
+    try {
+      await tx.executeRaw(COMMIT);
+    } catch (e) {
+      await tx.rollback();
+      throw rawError(e, "$transaction");
+    }
+    await tx.commit();
+    return result;
+  }
+
+  private async start(opts: { isolationLevel?: IsolationLevel; maxWaitMs: number }): Promise<Transaction> {
+    const started = this.begin(opts.isolationLevel);
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TransactionClosedError(`Transaction API error: no connection within ${opts.maxWaitMs} ms to start a transaction`)), opts.maxWaitMs);
+    });
+    try {
+      return await Promise.race([started, gaveUp]);
+    } catch (e) {
+      // a connection that arrives after all goes back to the pool
+      started.then((t) => t.executeRaw(ROLLBACK).finally(() => t.rollback())).catch(() => {});
+      throw rawError(e, "$transaction");
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Runs `fn` (which opens one Prisma interactive transaction) with a slot that captures that transaction. */
@@ -317,11 +389,7 @@ export class SqlLane {
   }
 }
 
-/**
- * `client` (Prisma's client, or an interactive transaction's client whose adapter transaction `slot` holds) with its
- * four raw-statement methods sent through the lane. Model queries and everything else are Prisma's, unchanged.
- */
-export function withRawLane<C extends object>(client: C, lane: SqlLane, slot: TxSlot | null = null): C {
+function rawMethods(lane: SqlLane, slot: TxSlot | null): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const m of RAW_METHODS) {
     const exec = m.startsWith("$execute");
@@ -334,6 +402,15 @@ export function withRawLane<C extends object>(client: C, lane: SqlLane, slot: Tx
       }
     };
   }
+  return methods;
+}
+
+/**
+ * `client` (Prisma's client, or an interactive transaction's client whose adapter transaction `slot` holds) with its
+ * four raw-statement methods sent through the lane. Model queries and everything else are Prisma's, unchanged.
+ */
+export function withRawLane<C extends object>(client: C, lane: SqlLane, slot: TxSlot | null = null): C {
+  const methods = rawMethods(lane, slot);
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(client, {
     get(target, prop) {
@@ -346,6 +423,26 @@ export function withRawLane<C extends object>(client: C, lane: SqlLane, slot: Tx
         bound.set(prop, v);
       }
       return v;
+    },
+  });
+}
+
+/** Thrown by a sqlOnly transaction's handle for anything but a raw statement; withTx then runs the command in Prisma's. */
+export class SqlOnlyError extends Error {}
+
+/**
+ * The handle of a sqlOnly lane transaction: raw statements run in it; anything else (a model query, `$transaction`)
+ * is recorded in `touched` and throws SqlOnlyError. withTx looks at `touched` once the command has finished, not at the
+ * error, so a command that catches the error still runs again in Prisma's transaction. `client` only lends its type.
+ */
+export function sqlOnlyHandle<C extends object>(client: C, lane: SqlLane, slot: TxSlot, touched: { model?: string }): C {
+  const methods = rawMethods(lane, slot);
+  return new Proxy(client, {
+    get(_target, prop) {
+      if (typeof prop === "string" && prop in methods) return methods[prop];
+      if (typeof prop === "symbol" || prop === "then") return undefined;
+      touched.model ??= prop;
+      throw new SqlOnlyError(`\`${prop}\` is not a raw statement: this command runs again in Prisma's transaction`);
     },
   });
 }

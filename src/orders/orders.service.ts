@@ -191,9 +191,28 @@ export async function orderStatusHistory(ctx: Ctx, id: string) {
  * changes) and move a pending or draft order to processing once money is authorized or captured; an order with
  * nothing to deliver (no line requires shipping) goes on to fulfilled (order.fulfilled).
  */
+interface OrderPaymentFacts {
+  id: string;
+  status: string;
+  paymentStatus: string;
+  applicationId: string;
+  environmentId: string;
+  total: number;
+  compAmount: number;
+  payments: { status: string; capturedAmount: number; refundedAmount: number; disputed: boolean }[];
+  needsShipping: boolean;
+}
+
 export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor) {
-  // relationJoins: the order, its payments and its lines' shipping flags in one statement
-  const o = await ctx.db.order.findUniqueOrThrow({ where: { id: orderId }, include: { payments: true, lineItems: { select: { requiresShipping: true } } } });
+  // The order, what its payments add up to and whether a line ships, in one raw statement (so that a checkout's
+  // capture runs on the raw-statement lane: withTx's sqlOnly, shared/context.ts).
+  const [o] = await ctx.db.$queryRaw<OrderPaymentFacts[]>`
+    SELECT o.id, o.status, o."paymentStatus", o."applicationId", o."environmentId", o.total, o."compAmount",
+      COALESCE((SELECT json_agg(json_build_object('status', p.status, 'capturedAmount', p."capturedAmount", 'refundedAmount', p."refundedAmount", 'disputed', p.disputed))
+                FROM "Payment" p WHERE p."orderId" = o.id), '[]'::json) AS payments,
+      EXISTS (SELECT 1 FROM "OrderLineItem" l WHERE l."orderId" = o.id AND l."requiresShipping") AS "needsShipping"
+    FROM "Order" o WHERE o.id = ${orderId}::uuid`;
+  if (!o) throw new Error(`syncOrderAfterPayment: no order ${orderId}`);
   const tenant = await tenantOf(ctx, o);
   const moneyIn = o.payments.some((p) => p.capturedAmount > 0 || ["authorized", "captured", "partially_refunded"].includes(p.status));
   const paymentStatus = derivePaymentStatus(o, o.payments);
@@ -201,7 +220,7 @@ export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Ac
   if (moneyIn && (o.status === "pending" || o.status === "draft")) {
     await moveOrder(ctx, o, "processing", { ...actor, source: "payment" }, { paymentStatus });
     status = "processing";
-    if (!o.lineItems.some((l) => l.requiresShipping)) {
+    if (!o.needsShipping) {
       await moveOrder(ctx, { id: o.id, status }, "fulfilled", { ...actor, source: "fulfillment", reason: "Nothing to deliver" });
       status = "fulfilled";
     }

@@ -10,7 +10,7 @@ import type { Resolver } from "../webhooks/url-policy";
 import type { PrincipalCache } from "../platform/principal-cache";
 import type { WalletSession } from "../wallet/pm-tokens.service";
 import type { DomainError } from "./errors";
-import { SqlLane, type TxSlot, withRawLane } from "../db/lane";
+import { SqlLane, SqlOnlyError, sqlOnlyHandle, type TxSlot, withRawLane } from "../db/lane";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -103,29 +103,61 @@ const MAX_ATTEMPTS = 4;
  * One transaction per command, retried on serialization failures and deadlocks. Nested calls join the
  * outer transaction. afterCommit callbacks run only after a successful commit. On PostgreSQL the transaction's raw
  * statements go to its connection through the lane (db/lane.ts), beside Prisma's model queries.
+ *
+ * `sqlOnly`: the command usually sends raw statements only (with its before-commit hooks: events, emails). On
+ * PostgreSQL it then runs in a lane transaction (BEGIN, its statements, COMMIT on one pooled connection) instead of
+ * Prisma's interactive transaction, which costs this process more than the statements themselves. If it touches
+ * anything else (a model query), that transaction is rolled back and the command runs again in Prisma's, as the
+ * retry on a serialization failure does: `fn` must already be safe to run again. On PGlite it changes nothing.
  */
-export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {}): Promise<T> {
+export async function withTx<T>(
+  ctx: Ctx,
+  fn: (tx: Ctx) => Promise<T>,
+  opts: { isolationLevel?: Prisma.TransactionIsolationLevel; sqlOnly?: boolean } = {},
+): Promise<T> {
   if (ctx.afterCommit) return fn(ctx);
   const lane = ctx.deps.lane;
+  let onLane = Boolean(opts.sqlOnly && lane);
   for (let attempt = 1; ; attempt++) {
     const hooks: (() => void | Promise<void>)[] = [];
-    const slot: TxSlot | null = lane ? {} : null;
-    const run = () =>
-      ctx.deps.prisma.$transaction(
-        async (tx) => {
-          const db = lane && slot?.tx ? withRawLane(tx, lane, slot) : tx;
-          const txCtx: Ctx = { ...ctx, db, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
-          const r = await fn(txCtx);
-          for (const h of txCtx.beforeCommit!) await h(txCtx);
-          return r;
-        },
-        { maxWait: 15_000, timeout: 30_000, isolationLevel: opts.isolationLevel },
-      );
+    const body = async (db: DbHandle) => {
+      const txCtx: Ctx = { ...ctx, db, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
+      const r = await fn(txCtx);
+      for (const h of txCtx.beforeCommit!) await h(txCtx);
+      return r;
+    };
+    const touched: { model?: string } = {};
     try {
-      const result = slot ? await SqlLane.inSlot(slot, run) : await run();
+      let result: T;
+      if (onLane) {
+        result = await lane!.transaction(
+          async (slot) => {
+            const r = await body(sqlOnlyHandle(ctx.deps.prisma as DbHandle, lane!, slot, touched));
+            if (touched.model) throw new SqlOnlyError(`\`${touched.model}\` is not a raw statement`);
+            return r;
+          },
+          { maxWaitMs: TX_MAX_WAIT_MS, timeoutMs: TX_TIMEOUT_MS, isolationLevel: opts.isolationLevel && ISOLATION[opts.isolationLevel] },
+        );
+      } else {
+        const slot: TxSlot | null = lane ? {} : null;
+        const run = () =>
+          ctx.deps.prisma.$transaction((tx) => body(lane && slot?.tx ? withRawLane(tx, lane, slot) : tx), {
+            maxWait: TX_MAX_WAIT_MS,
+            timeout: TX_TIMEOUT_MS,
+            isolationLevel: opts.isolationLevel,
+          });
+        result = slot ? await SqlLane.inSlot(slot, run) : await run();
+      }
       await runAfterCommit(hooks);
       return result;
     } catch (e) {
+      if (touched.model) {
+        // the command needed more than raw statements: again, in Prisma's transaction (not counted as a retry)
+        lane!.stats.fellBack++;
+        onLane = false;
+        attempt--;
+        continue;
+      }
       if (attempt < MAX_ATTEMPTS && RETRYABLE.has(pgCode(e) ?? "")) {
         await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
         continue;
@@ -134,6 +166,15 @@ export async function withTx<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, opts: { i
     }
   }
 }
+
+const TX_MAX_WAIT_MS = 15_000;
+const TX_TIMEOUT_MS = 30_000;
+const ISOLATION = {
+  ReadUncommitted: "READ UNCOMMITTED",
+  ReadCommitted: "READ COMMITTED",
+  RepeatableRead: "REPEATABLE READ",
+  Serializable: "SERIALIZABLE",
+} as const satisfies Record<Prisma.TransactionIsolationLevel, string>;
 
 /**
  * A command whose only write is one statement, which carries its outbox (events.service.ts withOutbox): PostgreSQL
