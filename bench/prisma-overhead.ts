@@ -7,8 +7,8 @@
 //   prisma findUnique, prisma $queryRaw (Prisma's client alone: openDb's rawLane off), the same $queryRaw through the
 //   raw-statement lane (src/db/lane.ts, what services use on PostgreSQL), pg pool.query, and the first three inside
 //   transactions of ten reads each, opened by withTx as services do (the per-statement figure then includes a tenth of
-//   BEGIN and COMMIT); then a transaction of one read, through withTx with and without the lane and on a pg client
-//   (figures per transaction).
+//   BEGIN and COMMIT); then a transaction of one read, through withTx with and without the lane, through withTx's
+//   sqlOnly (a lane transaction, no Prisma transaction), and on a pg client (figures per transaction).
 // CPU is this process's user + system time (process.cpuUsage) divided by the statements sent; PostgreSQL's own CPU
 // is not in it. Wall time is per statement, one at a time.
 import { openDb } from "../src/db/client";
@@ -68,6 +68,9 @@ async function main() {
     }],
     ["withTx of 1 $queryRaw, lane (per transaction)", async () => {
       for (let i = 0; i < STATEMENTS; i++) await withTx(laneCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`);
+    }],
+    ["withTx sqlOnly of 1 $queryRaw, a lane transaction (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await withTx(laneCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`, { sqlOnly: true });
     }],
     ["pg BEGIN, 1 query, COMMIT on one client (per transaction)", async () => {
       for (let i = 0; i < STATEMENTS; i++) {
