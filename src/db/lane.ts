@@ -299,7 +299,7 @@ export class SqlLane {
    * withTx's `sqlOnly` transaction: BEGIN, `fn`'s statements and COMMIT on one pooled connection, without Prisma's
    * interactive transaction; ROLLBACK when `fn` throws (its error is rethrown). Prisma's two limits as withTx gives
    * them: no connection within `maxWaitMs` fails it, and after `timeoutMs` its statements are refused and it is rolled
-   * back.
+   * back once `fn` returns (Prisma's rolls back at the deadline; here the connection stays with `fn` until then).
    */
   async transaction<T>(fn: (slot: TxSlot) => Promise<T>, opts: { isolationLevel?: IsolationLevel; maxWaitMs: number; timeoutMs: number }): Promise<T> {
     this.stats.transactions++;
