@@ -16,6 +16,7 @@ const POSTGRES_PASS_ONLY = [
   "/test/import-kill\\.e2e\\.test\\.ts$",
   "/test/kill\\.e2e\\.test\\.ts$",
   "/test/principal-cache\\.e2e\\.test\\.ts$",
+  "/test/sql-lane\\.e2e\\.test\\.ts$",
   "/test/quotes-concurrency\\.e2e\\.test\\.ts$",
   "/test/order-ops-concurrency\\.e2e\\.test\\.ts$",
   "/test/subscription-renewal-concurrency\\.e2e\\.test\\.ts$",
