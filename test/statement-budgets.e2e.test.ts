@@ -80,6 +80,15 @@ pgTest(`checkout complete costs at most ${BUDGET.complete} statements, the store
   if (per.complete.length > BUDGET.complete || total > BUDGET.scenario) throw new Error(`complete ${per.complete.length} (budget ${BUDGET.complete}), scenario ${total} (budget ${BUDGET.scenario})\n${report}`);
 });
 
+pgTest("a returning buyer's complete runs both its transactions on the raw-statement lane, neither falling back to Prisma's", async () => {
+  if (!t) throw notStarted();
+  await scenario(); // the buyer's first order creates the customer: that one falls back
+  const stats = t.db.lane!.stats;
+  const before = { ...stats };
+  await scenario();
+  expect({ transactions: stats.transactions - before.transactions, fellBack: stats.fellBack - before.fellBack }).toEqual({ transactions: 2, fellBack: 0 });
+});
+
 pgTest("a transaction writes all its events, and their deliveries, in one statement; callers still get the event ids", async () => {
   if (!t) throw notStarted();
   const endpoint = await api("POST", "webhook-endpoints", { key: demo.apiKey, body: { url: "https://hooks.example.com/q2c", enabledEvents: ["order.created", "payment.pending", "payment.captured", "cart.converted", "cart.item_added"] } });
