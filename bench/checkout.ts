@@ -13,7 +13,7 @@
 //        BENCH_RATE_LIMITS=off to run without the rate limiter, BENCH_RAW_LANE=0 to send raw statements through Prisma's
 //        client (as before src/db/lane.ts), BENCH_PRINCIPAL_CACHE=off to look every API key up
 //        (the default is the principal cache, as `npm start` runs).
-// Phases: warm-up; (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
+// Phases: warm-up (BENCH_WARMUP sequential, then BENCH_WARMUP_CONCURRENT (100) 20-way); (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
 // (3) PostgreSQL only: 20 more sequential scenarios with the SQL statement counter read around every request.
 // Statements are counted by wrapping `query` on every pg client the pool connects (installed before the pool's
 // first connection, so migrations, Prisma and pool.query all go through it; pool.query itself calls
@@ -28,6 +28,13 @@ import { codeVersion, countStatements, fmt, median, openBenchDb, pct, startBench
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
+/**
+ * Scenarios of a 20-way warm-up after the sequential one. The timed 20-way phase lasts 2-3 s; without this, it also
+ * measures the pool growing from 1 to 20 connections, each a new PostgreSQL backend that loads its catalog caches and
+ * prepares every named statement once (bench/RESULTS.md, issue 10 thirteenth step: 79-86 against about 120
+ * orders/s). 0 gives the warm-up of steps one to twelve.
+ */
+const WARMUP_CONCURRENT = Number(process.env.BENCH_WARMUP_CONCURRENT ?? 100);
 const WORKERS = 20;
 /** ours/bare in alternation after the main phases (PostgreSQL, bare on): rounds, and scenarios per phase */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -257,6 +264,7 @@ async function main() {
 
   const load0 = os.loadavg();
   const warm = await phase("warm-up", 1, () => WARMUP);
+  const warmConc = await phase("20-way warm-up", WORKERS, (w) => Math.floor(WARMUP_CONCURRENT / WORKERS) + (w < WARMUP_CONCURRENT % WORKERS ? 1 : 0));
   const seq = await phase("sequential", 1, () => ITERATIONS);
   const conc = await phase(`${WORKERS}-way concurrent`, WORKERS, (w) => Math.floor(ITERATIONS / WORKERS) + (w < ITERATIONS % WORKERS ? 1 : 0));
   const load1 = os.loadavg();
@@ -289,7 +297,7 @@ async function main() {
   }
 
   // ---- end-of-run checks ---------------------------------------------------------------------------------------
-  const planned = warm.planned + seq.planned + conc.planned + countPlanned;
+  const planned = warm.planned + warmConc.planned + seq.planned + conc.planned + countPlanned;
   const orders = await db.prisma.order.count();
   const captured = await db.prisma.order.count({ where: { status: "processing", paymentStatus: "captured", total: EXPECTED_TOTAL } });
   const problems: string[] = [];
@@ -305,7 +313,7 @@ async function main() {
   console.log(`database: ${db.kind === "pg" ? `PostgreSQL ${serverVersion} (pool max 20)` : serverVersion}; load average 1 min at start ${fmt(load0[0], 2)}, after the timed phases ${fmt(load1[0], 2)}`);
   console.log(`code: ${codeVersion()}`);
   console.log(`API keys: ${deps.principals ? `principal cache (hits ${deps.principals.hits}, misses ${deps.principals.misses})` : "looked up on every request (BENCH_PRINCIPAL_CACHE=off)"}; rate limiter ${config.RATE_LIMITS}; raw statements ${deps.lane ? "through the lane (src/db/lane.ts)" : "through Prisma's client"}`);
-  console.log(`scenario: POST /carts, 3 x POST /carts/{id}/items, POST /checkout/sessions, POST /checkout-sessions/{id}/complete (card, tok_visa); warm-up ${WARMUP}, ${ITERATIONS} per phase`);
+  console.log(`scenario: POST /carts, 3 x POST /carts/{id}/items, POST /checkout/sessions, POST /checkout-sessions/{id}/complete (card, tok_visa); warm-up ${WARMUP} sequential and ${WARMUP_CONCURRENT} ${WORKERS}-way, ${ITERATIONS} per phase`);
   console.log("");
   console.log("| phase | checkouts | wall s | orders/s | scenario p50 ms | scenario p99 ms | complete p50 ms | complete p99 ms |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
@@ -347,7 +355,7 @@ async function main() {
   }
   console.log("");
   if (deps.lane) console.log(`sqlOnly transactions on the lane: ${deps.lane.stats.transactions}, of which ${deps.lane.stats.fellBack} ran again in Prisma's (a first customer: the warm-up's first scenario)`);
-  console.log(`orders in the database: ${orders} (scenarios run: ${planned}: warm-up ${warm.planned}, sequential ${seq.planned}, concurrent ${conc.planned}, counting ${countPlanned})`);
+  console.log(`orders in the database: ${orders} (scenarios run: ${planned}: warm-up ${warm.planned + warmConc.planned}, sequential ${seq.planned}, concurrent ${conc.planned}, counting ${countPlanned})`);
   if (problems.length) {
     console.warn("");
     console.warn("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
@@ -367,6 +375,7 @@ async function main() {
     target = bare.url;
     const failedBefore = failedIterations;
     const bareWarm = await phase("bare warm-up", 1, () => WARMUP);
+    const bareWarmConc = await phase("bare 20-way warm-up", WORKERS, (w) => Math.floor(WARMUP_CONCURRENT / WORKERS) + (w < WARMUP_CONCURRENT % WORKERS ? 1 : 0));
     const bareSeq = await phase("bare sequential", 1, () => ITERATIONS);
     const bareConc = await phase(`bare ${WORKERS}-way concurrent`, WORKERS, (w) => Math.floor(ITERATIONS / WORKERS) + (w < ITERATIONS % WORKERS ? 1 : 0));
     const bareSteps: number[][] = [];
@@ -374,7 +383,7 @@ async function main() {
       const steps: number[] = [];
       if (await scenario(steps)) bareSteps.push(steps);
     }
-    const barePlanned = bareWarm.planned + bareSeq.planned + bareConc.planned + COUNT_SAMPLES;
+    const barePlanned = bareWarm.planned + bareWarmConc.planned + bareSeq.planned + bareConc.planned + COUNT_SAMPLES;
     const ordersNow = await db.prisma.order.count();
     const capturedNow = await db.prisma.order.count({ where: { status: "processing", paymentStatus: "captured", total: EXPECTED_TOTAL } });
     console.log("");

@@ -2,10 +2,10 @@
 // processes, one order per session whatever happens, payment on the test processor or Net-N terms.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
-import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/client";
+import { type Cart, type CheckoutSession, type Connector, type Payment, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import { addLineItem } from "../carts/cart-items.service";
-import { cartView, createCart, loadCartForCheckout } from "../carts/carts.service";
+import { cartLinesJson, cartView, createCart, loadCartForCheckout, shapeCartLines } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
@@ -88,8 +88,12 @@ export function sessionView(s: CheckoutSession, checkoutUrl: string) {
   };
 }
 
+/** The tenant's active payment connections, oldest first (one raw statement: read on every session creation). */
 async function activeConnectors(ctx: Ctx, t: { applicationId: string; environmentId: string }) {
-  return ctx.db.connector.findMany({ where: { applicationId: t.applicationId, environmentId: t.environmentId, status: "active" }, orderBy: { createdAt: "asc" } });
+  return ctx.db.$queryRaw<Connector[]>`
+    SELECT ${columns(Prisma.ConnectorScalarFieldEnum)} FROM "Connector"
+    WHERE "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid AND status = 'active'
+    ORDER BY "createdAt", id`;
 }
 
 export async function createCheckoutSession(ctx: Ctx, body: unknown) {
@@ -191,6 +195,27 @@ export async function findSession<I extends Prisma.CheckoutSessionInclude = Reco
   if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
   return s as Prisma.CheckoutSessionGetPayload<{ include: I }>;
 }
+
+/**
+ * The session with its cart and the cart's lines (oldest first), for completion: one raw statement, the shape of
+ * Prisma's `include: { cart: { include: { lineItems } } }` (test/cart-read.e2e holds them equal). 404 session_not_found.
+ */
+export async function findSessionWithCart(ctx: Ctx, id: string): Promise<SessionWithCart> {
+  const [row] = isUuid(id)
+    ? await ctx.db.$queryRaw<(CheckoutSession & { cart: Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string } })[]>`
+        SELECT ${columns(Prisma.CheckoutSessionScalarFieldEnum, "s")},
+          (SELECT json_build_object(${cartJsonFields}, 'lineItems', ${cartLinesJson(Prisma.sql`c.id`)}) FROM "Cart" c WHERE c.id = s."cartId") AS cart
+        FROM "CheckoutSession" s WHERE s.id = ${id}::uuid`
+    : [];
+  if (!row) throw new DomainError("session_not_found", 404, "Checkout session not found");
+  const c = row.cart;
+  return {
+    ...row,
+    cart: { ...c, expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt), createdAt: new Date(c.createdAt), updatedAt: new Date(c.updatedAt), lineItems: shapeCartLines(c.lineItems) },
+  };
+}
+/** 'id', c."id", 'applicationId', c."applicationId", ...: every Cart column, for json_build_object */
+const cartJsonFields = Prisma.raw(Object.values(Prisma.CartScalarFieldEnum).map((f) => `'${f}', c."${f}"`).join(", "));
 
 /**
  * The keyless checkout routes (hosted page, payment methods, embed token, complete) are limited per session and,
@@ -301,8 +326,8 @@ export function termsHash(text: string) {
 export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   await limitBuyer(ctx, id);
   const input = parseInput(completeInput, body);
-  // The session with its cart and lines: one statement (relationJoins).
-  const { cart: cart0, ...s0 } = await findSession(ctx, id, { cart: { include: { lineItems: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] } } } });
+  // The session with its cart and lines: one statement.
+  const { cart: cart0, ...s0 } = await findSessionWithCart(ctx, id);
   let cart = cart0;
   const now = ctx.clock.now();
   if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
