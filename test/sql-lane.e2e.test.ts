@@ -2,11 +2,13 @@
 // adapter, outside transactions and inside withTx's, instead of through Prisma's client. These tests hold the lane's
 // answers, arguments and errors equal to Prisma's own on the same database, and show that inside withTx its
 // statements run in Prisma's transaction (on its connection), never on a connection that transaction released.
+import fs from "node:fs";
 import { openDb, type Db } from "../src/db/client";
 import { TransactionClosedError } from "../src/db/lane";
 import { Prisma, type PrismaClient } from "../src/generated/prisma/client";
 import { isUniqueViolation, makeCtx, pgCode, withTx } from "../src/shared/context";
 import { notStarted, pgTest, startPgApp, type TestApp } from "./helpers/app";
+import { statementsOf } from "./helpers/statements";
 
 let app: TestApp | null;
 /** the same database through Prisma's client alone (the lane off) */
@@ -159,6 +161,47 @@ pgTest("a statement sent through a transaction's handle after it closed is refus
   const slug = `lane-leak-${Date.now()}`;
   const err = await leaked!.$executeRaw`INSERT INTO "Workspace" (id, name, slug) VALUES (gen_random_uuid(), 'Leak', ${slug})`.catch((e: unknown) => e);
   expect(err).toBeInstanceOf(TransactionClosedError);
+  expect(await laned.workspace.findUnique({ where: { slug } })).toBeNull();
+});
+
+pgTest("a Prisma transaction's handle attaches on its first raw statement: once, with no statement of its own, and no AsyncLocalStorage", async () => {
+  if (!app) throw notStarted();
+  const ctx = makeCtx(app.deps);
+  const stats = app.deps.lane!.stats;
+  const before = { ...stats };
+  const slug = `lane-attach-${Date.now()}`;
+  const { result, statements } = await statementsOf(() =>
+    withTx(ctx, async (tx) => {
+      await tx.db.workspace.create({ data: { name: "Attach", slug } });
+      // two raw statements sent together: one attachment; both on the transaction's connection (they see its row)
+      return Promise.all([
+        tx.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "Workspace" WHERE slug = ${slug}`,
+        tx.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "Workspace" WHERE slug = ${slug}`,
+      ]);
+    }),
+  );
+  expect(result).toEqual([[{ n: 1 }], [{ n: 1 }]]);
+  expect({ attached: stats.attached - before.attached, unattached: stats.unattached - before.unattached }).toEqual({ attached: 1, unattached: 0 });
+  // the marker never reaches PostgreSQL: BEGIN, Prisma's insert, the two reads, COMMIT
+  expect(statements.filter((q) => q.includes("q2c lane slot"))).toEqual([]);
+  expect(statements.map((q) => q.trim().split(/\s+/)[0].toUpperCase())).toEqual(["BEGIN", "INSERT", "SELECT", "SELECT", "COMMIT"]);
+  // an AsyncLocalStorage turns on promise hooks for the whole process (steps eleven and twelve used one): none in src/
+  for (const f of ["../src/db/lane.ts", "../src/shared/context.ts", "../src/db/client.ts"]) {
+    expect(fs.readFileSync(require.resolve(f), "utf8")).not.toMatch(/from "(node:)?async_hooks"|new AsyncLocalStorage/);
+  }
+});
+
+pgTest("a handle leaked from a Prisma transaction that sent no raw statement is refused by Prisma (P2028)", async () => {
+  if (!app) throw notStarted();
+  const ctx = makeCtx(app.deps);
+  let leaked: typeof ctx.db | null = null;
+  await withTx(ctx, async (tx) => {
+    leaked = tx.db;
+    await tx.db.workspace.findFirst({ select: { id: true } });
+  });
+  const slug = `lane-leak-model-${Date.now()}`;
+  const err = await leaked!.$executeRaw`INSERT INTO "Workspace" (id, name, slug) VALUES (gen_random_uuid(), 'Leak', ${slug})`.catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: "P2028" });
   expect(await laned.workspace.findUnique({ where: { slug } })).toBeNull();
 });
 

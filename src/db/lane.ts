@@ -15,11 +15,14 @@
 // - a refused statement throws Prisma's own error for a failed raw query (PrismaClientKnownRequestError P2010 with the
 //   driver's SQLSTATE in its meta), so callers (pgCode, isUniqueViolation, withTx's retry) see no difference.
 // Inside withTx (src/shared/context.ts) the statements must run on the transaction's connection. Prisma opens that
-// transaction through our adapter; the adapter records the transaction it opened in the slot of the withTx that asked
-// (an AsyncLocalStorage around the `$transaction` call, read where Prisma calls `startTransaction`), and the
-// transaction's handle sends its raw statements there. Prisma's COMMIT or ROLLBACK closes the slot before it is sent,
-// so a statement through a handle that outlived its transaction is refused instead of running on a connection the
-// pool has handed to someone else. Model queries and transactions stay Prisma's.
+// transaction through our adapter, which wraps every transaction it opens. Before the handle's first raw statement,
+// the handle sends a marker (a comment naming its slot) through Prisma's own `$executeRawUnsafe`: Prisma passes it to
+// its transaction, whose wrapper takes the marker without sending it to the database and records itself in that slot.
+// The handle's raw statements then go to that transaction. (Steps eleven and twelve found the transaction with an
+// AsyncLocalStorage around `$transaction`; that turns on Node's promise hooks for every promise of the process, and
+// cost 5-15 % of the checkout's CPU: bench/RESULTS.md, thirteenth step.) Prisma's COMMIT or ROLLBACK closes the slot
+// before it is sent, so a statement through a handle that outlived its transaction is refused instead of running on a
+// connection the pool has handed to someone else. Model queries and transactions stay Prisma's.
 // test/sql-lane.e2e.test.ts holds the lane's rows, arguments and errors equal to Prisma's on the same database, and the
 // whole suite runs on PostgreSQL through the lane and on PGlite (no lane) through Prisma.
 import type {
@@ -32,7 +35,6 @@ import type {
   SqlResultSet,
   Transaction,
 } from "@prisma/driver-adapter-utils";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { ColumnTypeEnum } from "@prisma/driver-adapter-utils";
 import { Prisma } from "../generated/prisma/client";
 
@@ -232,14 +234,18 @@ function rawError(e: unknown, method: string): unknown {
 
 // ---- the lane ----------------------------------------------------------------------------------------------------
 
-/** The adapter transaction behind one Prisma interactive transaction, captured when Prisma opens it. */
+/** The adapter transaction behind one Prisma interactive transaction (or a lane transaction), once attached. */
 export interface TxSlot {
   tx?: Transaction;
   /** set, before it is sent, by Prisma's COMMIT or ROLLBACK (its own, a failed callback's or a timeout's) */
   closed?: boolean;
+  /** a Prisma transaction's handle: attaching it (the marker's round trip through Prisma), once */
+  attaching?: Promise<boolean>;
 }
 
-const slots = new AsyncLocalStorage<TxSlot>();
+/** The start of a slot's marker: a comment, so that if it ever reached PostgreSQL it would do nothing. */
+const SLOT_MARK = "/* q2c lane slot ";
+let slotSeq = 0;
 
 export class TransactionClosedError extends Error {
   readonly code = "P2028";
@@ -249,19 +255,26 @@ const COMMIT: SqlQuery = { sql: "COMMIT", args: [], argTypes: [] };
 const ROLLBACK: SqlQuery = { sql: "ROLLBACK", args: [], argTypes: [] };
 
 export class SqlLane {
-  /** sqlOnly transactions run on the lane, and those that needed a model query and ran again in Prisma's */
-  readonly stats = { transactions: 0, fellBack: 0 };
+  /**
+   * sqlOnly transactions run on the lane, and those that needed a model query and ran again in Prisma's; Prisma
+   * transactions whose raw statements went to the lane (attached), and those whose transaction did not take the marker
+   * (unattached: their raw statements went through Prisma; none is expected)
+   */
+  readonly stats = { transactions: 0, fellBack: 0, attached: 0, unattached: 0 };
 
   constructor(
     private readonly adapter: SqlDriverAdapter,
-    /** the adapter's own startTransaction, not the one that records Prisma's transactions in slots */
+    /** the adapter's own startTransaction, not the one that wraps Prisma's transactions */
     private readonly begin: (isolationLevel?: IsolationLevel) => Promise<Transaction> = adapter.startTransaction.bind(adapter),
+    /** slots whose marker is on its way through Prisma, by marker */
+    private readonly waiting: Map<string, TxSlot> = new Map(),
   ) {}
 
   /**
-   * The adapter factory to give Prisma, and the lane over it. The factory's adapter records each transaction it starts
-   * in the slot of the `inSlot` call that asked for it (withTx), and marks the slot closed when Prisma sends that
-   * transaction's COMMIT or ROLLBACK, so the lane never sends a statement on a connection the transaction released.
+   * The adapter factory to give Prisma, and the lane over it. The factory's adapter wraps each transaction it starts:
+   * the wrapper takes a slot's marker (see `attach`) without sending it, records itself in that slot, and marks the
+   * slot closed when Prisma sends the transaction's COMMIT or ROLLBACK, so the lane never sends a statement on a
+   * connection the transaction released.
    */
   static wrap(factory: SqlDriverAdapterFactory): { factory: SqlDriverAdapterFactory; lane: Promise<SqlLane> } {
     let resolve!: (l: SqlLane) => void;
@@ -272,23 +285,29 @@ export class SqlLane {
       connect: async () => {
         const adapter = await factory.connect();
         const start = adapter.startTransaction.bind(adapter);
+        const waiting = new Map<string, TxSlot>();
         adapter.startTransaction = async (isolationLevel) => {
           const tx = await start(isolationLevel);
-          const slot = slots.getStore();
-          if (slot && !slot.tx) {
-            slot.tx = tx;
-            const execute = tx.executeRaw.bind(tx);
-            tx.executeRaw = (q: SqlQuery) => {
-              if (q.sql === "COMMIT" || q.sql === "ROLLBACK") slot.closed = true;
-              return execute(q);
-            };
-            const [commit, rollback] = [tx.commit.bind(tx), tx.rollback.bind(tx)];
-            tx.commit = () => ((slot.closed = true), commit());
-            tx.rollback = () => ((slot.closed = true), rollback());
-          }
+          let slot: TxSlot | undefined;
+          const execute = tx.executeRaw.bind(tx);
+          tx.executeRaw = (q: SqlQuery) => {
+            if (q.sql.startsWith(SLOT_MARK)) {
+              const s = waiting.get(q.sql);
+              if (s && !s.tx && !slot) {
+                slot = s;
+                s.tx = tx;
+              }
+              return Promise.resolve(0);
+            }
+            if (slot && (q.sql === "COMMIT" || q.sql === "ROLLBACK")) slot.closed = true;
+            return execute(q);
+          };
+          const [commit, rollback] = [tx.commit.bind(tx), tx.rollback.bind(tx)];
+          tx.commit = () => (slot && (slot.closed = true), commit());
+          tx.rollback = () => (slot && (slot.closed = true), rollback());
           return tx;
         };
-        resolve(new SqlLane(adapter, start));
+        resolve(new SqlLane(adapter, start, waiting));
         return adapter;
       },
     };
@@ -356,9 +375,26 @@ export class SqlLane {
     }
   }
 
-  /** Runs `fn` (which opens one Prisma interactive transaction) with a slot that captures that transaction. */
-  static inSlot<T>(slot: TxSlot, fn: () => Promise<T>): Promise<T> {
-    return slots.run(slot, fn);
+  /**
+   * Records the adapter transaction behind Prisma's interactive transaction client `itx` in `slot`: the slot's marker
+   * goes through Prisma's own `$executeRawUnsafe` to that transaction, whose wrapper (see `wrap`) takes it without a
+   * round trip to the database. Once per slot; false if the transaction did not take it (then the handle's raw
+   * statements stay Prisma's). A transaction that has ended refuses it with Prisma's own error.
+   */
+  attach(itx: { $executeRawUnsafe(sql: string): Promise<number> }, slot: TxSlot): Promise<boolean> {
+    slot.attaching ??= (async () => {
+      const mark = `${SLOT_MARK}${++slotSeq} */`;
+      this.waiting.set(mark, slot);
+      try {
+        await itx.$executeRawUnsafe(mark);
+      } finally {
+        this.waiting.delete(mark);
+      }
+      if (slot.tx) this.stats.attached++;
+      else this.stats.unattached++;
+      return Boolean(slot.tx);
+    })();
+    return slot.attaching;
   }
 
   async query<T = unknown>(slot: TxSlot | null, text: string, values: unknown[], method = "$queryRaw"): Promise<T[]> {
@@ -389,14 +425,26 @@ export class SqlLane {
   }
 }
 
-function rawMethods(lane: SqlLane, slot: TxSlot | null): Record<string, (...args: unknown[]) => Promise<unknown>> {
+/**
+ * The four raw-statement methods on the lane. `itx`: Prisma's interactive transaction client whose transaction `slot`
+ * is to hold; the first statement attaches it (`SqlLane.attach`), and if that fails the statements go through `itx`.
+ */
+function rawMethods(lane: SqlLane, slot: TxSlot | null, itx?: object): Record<string, (...args: unknown[]) => Promise<unknown>> {
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const m of RAW_METHODS) {
     const exec = m.startsWith("$execute");
+    const run = (args: unknown[]) => {
+      const { text, values } = statementOf(m, args);
+      return exec ? lane.execute(slot, text, values, m) : lane.query(slot, text, values, m);
+    };
     methods[m] = (...args: unknown[]) => {
       try {
-        const { text, values } = statementOf(m, args);
-        return exec ? lane.execute(slot, text, values, m) : lane.query(slot, text, values, m);
+        if (itx && slot && !slot.tx) {
+          return lane.attach(itx as { $executeRawUnsafe(sql: string): Promise<number> }, slot).then((attached) =>
+            attached ? run(args) : (Reflect.get(itx, m, itx) as (...a: unknown[]) => Promise<unknown>).apply(itx, args),
+          );
+        }
+        return run(args);
       } catch (e) {
         return Promise.reject(e);
       }
@@ -406,11 +454,12 @@ function rawMethods(lane: SqlLane, slot: TxSlot | null): Record<string, (...args
 }
 
 /**
- * `client` (Prisma's client, or an interactive transaction's client whose adapter transaction `slot` holds) with its
- * four raw-statement methods sent through the lane. Model queries and everything else are Prisma's, unchanged.
+ * `client` (Prisma's client; or, with `slot`, an interactive transaction's client, attached to the slot on its first
+ * raw statement) with its four raw-statement methods sent through the lane. Model queries and everything else are
+ * Prisma's, unchanged.
  */
 export function withRawLane<C extends object>(client: C, lane: SqlLane, slot: TxSlot | null = null): C {
-  const methods = rawMethods(lane, slot);
+  const methods = rawMethods(lane, slot, slot ? client : undefined);
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(client, {
     get(target, prop) {

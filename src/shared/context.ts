@@ -10,7 +10,7 @@ import type { Resolver } from "../webhooks/url-policy";
 import type { PrincipalCache } from "../platform/principal-cache";
 import type { WalletSession } from "../wallet/pm-tokens.service";
 import type { DomainError } from "./errors";
-import { SqlLane, SqlOnlyError, sqlOnlyHandle, type TxSlot, withRawLane } from "../db/lane";
+import { type SqlLane, SqlOnlyError, sqlOnlyHandle, withRawLane } from "../db/lane";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -139,14 +139,11 @@ export async function withTx<T>(
           { maxWaitMs: TX_MAX_WAIT_MS, timeoutMs: TX_TIMEOUT_MS, isolationLevel: opts.isolationLevel && ISOLATION[opts.isolationLevel] },
         );
       } else {
-        const slot: TxSlot | null = lane ? {} : null;
-        const run = () =>
-          ctx.deps.prisma.$transaction((tx) => body(lane && slot?.tx ? withRawLane(tx, lane, slot) : tx), {
-            maxWait: TX_MAX_WAIT_MS,
-            timeout: TX_TIMEOUT_MS,
-            isolationLevel: opts.isolationLevel,
-          });
-        result = slot ? await SqlLane.inSlot(slot, run) : await run();
+        result = await ctx.deps.prisma.$transaction((tx) => body(lane ? withRawLane(tx, lane, {}) : tx), {
+          maxWait: TX_MAX_WAIT_MS,
+          timeout: TX_TIMEOUT_MS,
+          isolationLevel: opts.isolationLevel,
+        });
       }
       await runAfterCommit(hooks);
       return result;
