@@ -80,6 +80,22 @@ test("findCart returns what Prisma's include returns, every column set, lines sh
   expect(raw!.lineItems[0].createdAt).toBeInstanceOf(Date);
   expect(raw!.expiresAt).toBeInstanceOf(Date);
   expect(raw!.lineItems.map((l) => l.name)).toEqual(["Setup", ...[...lineIds].sort().map((id) => `same-${id}`)]);
+  // with the tenant's active connection kinds (checkout session creation reads them in the same statement)
+  const kinds = (await t.deps.prisma.connector.findMany({ where: { ...tenant, status: "active" }, select: { kind: true } })).map((c) => c.kind);
+  expect(kinds.length).toBeGreaterThan(0);
+  const withKinds = await findCart(ctx, tenant, cart.id, { connectorKinds: true });
+  expect(withKinds).toEqual({ ...raw, connectorKinds: expect.any(Array) });
+  expect([...withKinds!.connectorKinds].sort()).toEqual([...new Set(kinds)].sort());
+  // an inactive connection does not count
+  const one = await t.deps.prisma.connector.findFirstOrThrow({ where: { ...tenant, status: "active", kind: "invoice_terms" } });
+  await t.deps.prisma.connector.update({ where: { id: one.id }, data: { status: "inactive" } });
+  try {
+    const after = await findCart(ctx, tenant, cart.id, { connectorKinds: true });
+    const stillActive = await t.deps.prisma.connector.count({ where: { ...tenant, status: "active", kind: "invoice_terms" } });
+    expect(after!.connectorKinds.includes("invoice_terms")).toBe(stillActive > 0);
+  } finally {
+    await t.deps.prisma.connector.update({ where: { id: one.id }, data: { status: "active" } });
+  }
 });
 
 test("findCart: an empty cart with no customer, an unknown id, a malformed id and another tenant's cart", async () => {

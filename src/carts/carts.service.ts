@@ -202,12 +202,19 @@ function tenantIds(ctx: Ctx): TenantIds {
  * customer as JSON built by PostgreSQL), the shape Prisma's include returned (test/cart-read.e2e holds them equal).
  * Read on every cart command's answer and by checkout session creation; Prisma's include cost several times the CPU.
  */
-export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems | null> {
+export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems | null>;
+export async function findCart(ctx: Ctx, tenant: TenantIds, id: string, opts: { connectorKinds: true }): Promise<(CartWithItems & { connectorKinds: string[] }) | null>;
+export async function findCart(ctx: Ctx, tenant: TenantIds, id: string, opts: { connectorKinds?: boolean } = {}): Promise<CartWithItems | null> {
   if (!isUuid(id)) return null;
+  // connectorKinds: the kinds of the tenant's active payment connections, for checkout session creation (in the same
+  // statement, so that creating a session reads once)
+  const kinds = opts.connectorKinds
+    ? Prisma.sql`, ARRAY(SELECT DISTINCT k.kind FROM "Connector" k WHERE k."applicationId" = c."applicationId" AND k."environmentId" = c."environmentId" AND k.status = 'active') AS "connectorKinds"`
+    : Prisma.empty;
   const [row] = await ctx.db.$queryRaw<(Cart & { lineItems: unknown[]; customer: { id: string; email: string | null } | null })[]>`
     SELECT ${columns(Prisma.CartScalarFieldEnum, "c")},
       CASE WHEN cu.id IS NULL THEN NULL ELSE json_build_object('id', cu.id, 'email', cu.email) END AS customer,
-      ${cartLinesJson(Prisma.sql`c.id`)} AS "lineItems"
+      ${cartLinesJson(Prisma.sql`c.id`)} AS "lineItems"${kinds}
     FROM "Cart" c
     LEFT JOIN "Customer" cu ON cu.id = c."customerId" AND cu."applicationId" = c."applicationId" AND cu."environmentId" = c."environmentId"
     WHERE c.id = ${id}::uuid AND c."applicationId" = ${tenant.applicationId}::uuid AND c."environmentId" = ${tenant.environmentId}::uuid`;
@@ -254,6 +261,13 @@ export function assertCartFits(subtotal: number, discount: number, lineTax: numb
 
 async function loadCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems> {
   const cart = await findCart(ctx, tenant, id);
+  if (!cart) throw cartErrors.notFound();
+  return cart;
+}
+
+/** loadCartForCheckout with the kinds of the tenant's active payment connections, read in the same statement. */
+export async function loadCartWithConnectorKinds(ctx: Ctx, cartId: string): Promise<CartWithItems & { connectorKinds: string[] }> {
+  const cart = await findCart(ctx, tenantIds(ctx), cartId, { connectorKinds: true });
   if (!cart) throw cartErrors.notFound();
   return cart;
 }

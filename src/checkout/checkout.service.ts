@@ -5,7 +5,7 @@ import { z } from "zod";
 import { type Cart, type CheckoutSession, type Connector, type Payment, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import { addLineItem } from "../carts/cart-items.service";
-import { cartLinesJson, cartView, createCart, loadCartForCheckout, shapeCartLines } from "../carts/carts.service";
+import { cartLinesJson, cartView, createCart, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
@@ -112,7 +112,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       if (!found) throw new DomainError("cart_not_found", 404, "Cart not found");
       cartId = found.id;
     }
-    const cart = await loadCartForCheckout(tx, cartId);
+    const { connectorKinds, ...cart } = await loadCartWithConnectorKinds(tx, cartId);
     if (input.customer?.customerId && !(await findCustomer(tx, t, input.customer.customerId))) throw errors.notFound("Customer");
     if (cart.status === "converted" || cart.status === "checkout") {
       throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
@@ -120,8 +120,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     if (cart.lineItems.length === 0 && !recurring) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
     // discountCode: validated now and applied to the cart (422 discount_invalid); redeemed when the order is created.
     const discounted = input.discountCode ? await applyCodeToCart(tx, t, principalEventTenant(tx), cart, input.discountCode, "checkout_session") : cart;
-    const connectors = await activeConnectors(tx, t);
-    const available = DEFAULT_METHODS.filter((m) => connectors.some((c) => c.kind === CONNECTOR_KIND[m]));
+    const available = DEFAULT_METHODS.filter((m) => connectorKinds.includes(CONNECTOR_KIND[m]));
     const allowedMethods = recurring ? ["card"] : input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
     // The event is recorded first, so that it rides in the session's statement (withOutbox).
     const sessionId = randomUUID();
