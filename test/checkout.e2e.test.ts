@@ -6,6 +6,8 @@ import { termsHash } from "../src/checkout/checkout.service";
 import { findJob } from "../jobs/registry";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
+import { until } from "./helpers/until";
+import { Client as PgClient } from "pg";
 
 type Api = ReturnType<typeof client>;
 const ADDRESS = { addressLine1: "1 Main St", city: "Springfield", postalCode: "12345", countryCode: "US" };
@@ -377,6 +379,9 @@ describe("on the real PostgreSQL", () => {
 
   pgTest("10 sessions on one cart completed in parallel: one order, one capture", async () => {
     if (!t) throw notStarted();
+    // a returning buyer, so each complete tries the one-statement path first (checkout.service.ts placeOrderAtOnce):
+    // those that lose to another session's order release their claim and answer from the transaction
+    expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email: "buyer@example.com" } })).toBe(1);
     const cartId = await cartWithLines(api, demo);
     const sessions = [];
     for (let i = 0; i < 10; i++) sessions.push(await session(api, demo, cartId));
@@ -384,7 +389,45 @@ describe("on the real PostgreSQL", () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body.error.details?.reason]).toEqual([422, "cart_already_ordered"]);
     expect(await t.deps.prisma.order.count({ where: { cartId } })).toBe(1);
+    const rows = await t.deps.prisma.checkoutSession.findMany({ where: { id: { in: sessions.map((x) => x.id) } }, select: { status: true, completionStartedAt: true } });
+    expect(rows.filter((r) => r.status === "completed")).toHaveLength(1);
+    expect(rows.filter((r) => r.status !== "completed" && r.completionStartedAt !== null)).toEqual([]);
     expect(await t.deps.prisma.payment.count({ where: { checkoutSessionId: { in: sessions.map((x) => x.id) }, status: "captured" } })).toBe(1);
+  });
+
+  pgTest("a returning buyer's one-statement order that loses the cart to an order committed meanwhile releases its claim", async () => {
+    if (!t) throw notStarted();
+    // a returning buyer (the customer exists), so complete tries the one-statement path (placeOrderAtOnce)
+    expect(await t.deps.prisma.customer.count({ where: { applicationId: demo.applicationId, email: "buyer@example.com" } })).toBe(1);
+    const cartId = await cartWithLines(api, demo);
+    const s = await session(api, demo, cartId);
+    // another order for the cart, inserted and not yet committed: the statement's snapshot does not see it, so it
+    // claims the session, and its order insert waits on the cart's unique index until this commits, then does nothing
+    const blocker = new PgClient({ connectionString: t.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query(
+        `INSERT INTO "Order" (id, "applicationId", "environmentId", "cartId", status, currency, subtotal, total, "createdAt", "updatedAt")
+         VALUES (gen_random_uuid(), $1, $2, $3, 'pending', 'USD', 1, 1, now(), now())`,
+        [demo.applicationId, demo.environments.sandbox.id, cartId],
+      );
+      const pending = api("POST", `checkout-sessions/${s.id}/complete`, { body: card("tok_visa") });
+      await until(
+        async () => (await t!.deps.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%completionStartedAt%'`)[0].n,
+        (n) => n === 1,
+      );
+      await blocker.query("COMMIT");
+      const r = await pending;
+      expect([r.status, r.body.error?.code, r.body.error?.details?.reason]).toEqual([422, "session_not_open", "cart_already_ordered"]);
+    } finally {
+      await blocker.end();
+    }
+    // the claim the statement committed was released: the session is open and unclaimed, and holds no order
+    const row = await t.deps.prisma.checkoutSession.findUniqueOrThrow({ where: { id: s.id } });
+    expect({ status: row.status, claimed: row.completionStartedAt !== null, orderId: row.orderId }).toEqual({ status: "open", claimed: false, orderId: null });
+    expect(await t.deps.prisma.payment.count({ where: { checkoutSessionId: s.id } })).toBe(0);
+    expect(await t.deps.prisma.event.count({ where: { type: "order.created", data: { path: ["checkoutSessionId"], equals: s.id } } })).toBe(0);
   });
 
   pgTest("20 parallel refunds on one payment never refund more than was captured", async () => {

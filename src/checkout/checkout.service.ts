@@ -7,7 +7,7 @@ import { columns } from "../db/prepared";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartLinesJson, cartView, createCart, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
 import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
-import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
+import { currentStateFirst, outboxIf, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
 import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
@@ -200,17 +200,47 @@ export async function findSession<I extends Prisma.CheckoutSessionInclude = Reco
  * Prisma's `include: { cart: { include: { lineItems } } }` (test/cart-read.e2e holds them equal). 404 session_not_found.
  */
 export async function findSessionWithCart(ctx: Ctx, id: string): Promise<SessionWithCart> {
+  return (await readSessionWithCart(ctx, id, undefined)).session;
+}
+
+/**
+ * findSessionWithCart, with what completion's one-statement path needs to know in the same statement: the buyer's
+ * email as completion derives it (the request's, else the session's, else the cart's, lower-cased), the customer with
+ * that email, and whether the cart already has an order.
+ */
+export async function findSessionForCompletion(ctx: Ctx, id: string, requestEmail: string | null) {
+  return readSessionWithCart(ctx, id, requestEmail) as Promise<{ session: SessionWithCart; buyer: { email: string | null; customerId: string | null }; cartOrdered: boolean }>;
+}
+
+async function readSessionWithCart(ctx: Ctx, id: string, requestEmail: string | null | undefined) {
+  type Row = CheckoutSession & { cart: Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string } } & {
+    _buyerEmail?: string | null;
+    _buyerId?: string | null;
+    _cartOrdered?: boolean;
+  };
+  const completion = requestEmail !== undefined;
+  const email = Prisma.sql`lower(COALESCE(${requestEmail ?? null}::text, s."customerEmail", (SELECT c."customerEmail" FROM "Cart" c WHERE c.id = s."cartId")))`;
   const [row] = isUuid(id)
-    ? await ctx.db.$queryRaw<(CheckoutSession & { cart: Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string } })[]>`
+    ? await ctx.db.$queryRaw<Row[]>`
         SELECT ${columns(Prisma.CheckoutSessionScalarFieldEnum, "s")},
-          (SELECT json_build_object(${cartJsonFields}, 'lineItems', ${cartLinesJson(Prisma.sql`c.id`)}) FROM "Cart" c WHERE c.id = s."cartId") AS cart
+          (SELECT json_build_object(${cartJsonFields}, 'lineItems', ${cartLinesJson(Prisma.sql`c.id`)}) FROM "Cart" c WHERE c.id = s."cartId") AS cart${
+            completion
+              ? Prisma.sql`, ${email} AS "_buyerEmail",
+          (SELECT cu.id FROM "Customer" cu WHERE cu."applicationId" = s."applicationId" AND cu."environmentId" = s."environmentId" AND cu.email = ${email}) AS "_buyerId",
+          EXISTS (SELECT 1 FROM "Order" o WHERE o."cartId" = s."cartId") AS "_cartOrdered"`
+              : Prisma.empty
+          }
         FROM "CheckoutSession" s WHERE s.id = ${id}::uuid`
     : [];
   if (!row) throw new DomainError("session_not_found", 404, "Checkout session not found");
-  const c = row.cart;
+  const { _buyerEmail, _buyerId, _cartOrdered, cart: c, ...session } = row;
   return {
-    ...row,
-    cart: { ...c, expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt), createdAt: new Date(c.createdAt), updatedAt: new Date(c.updatedAt), lineItems: shapeCartLines(c.lineItems) },
+    session: {
+      ...session,
+      cart: { ...c, expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt), createdAt: new Date(c.createdAt), updatedAt: new Date(c.updatedAt), lineItems: shapeCartLines(c.lineItems) },
+    } as SessionWithCart,
+    buyer: { email: _buyerEmail ?? null, customerId: _buyerId ?? null },
+    cartOrdered: _cartOrdered ?? false,
   };
 }
 /** 'id', c."id", 'applicationId', c."applicationId", ...: every Cart column, for json_build_object */
@@ -325,8 +355,9 @@ export function termsHash(text: string) {
 export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   await limitBuyer(ctx, id);
   const input = parseInput(completeInput, body);
-  // The session with its cart and lines: one statement.
-  const { cart: cart0, ...s0 } = await findSessionWithCart(ctx, id);
+  // The session with its cart and lines, and the buyer's customer: one statement.
+  const read = await findSessionForCompletion(ctx, id, input.email ?? null);
+  const { cart: cart0, ...s0 } = read.session;
   let cart = cart0;
   const now = ctx.clock.now();
   if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
@@ -379,8 +410,17 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s0.id, completionStartedAt: now }, data: { completionStartedAt: null } });
 
   try {
-    // 1. The claim, the order (once per session, once per cart) and a pending payment.
-    const { orderId, payment, connector, customerId } = await withTx(ctx, async (tx) => {
+    // 1. The claim, the order (once per session, once per cart) and a pending payment: for a returning buyer's plain
+    // cart in one statement; otherwise, or if that statement finds otherwise, in a transaction.
+    const atOnce =
+      !s0.quoteId && !cart.appliedDiscount && !recurring && s0.depositAmount === null && !read.cartOrdered && email !== null && read.buyer.email === email && read.buyer.customerId
+        ? await placeOrderAtOnce(ctx, { session: s0, cart, method: rowMethod, email, shippingAddress, billingAddress, now, customerId: read.buyer.customerId, eventMethod: rowMethod }).catch(async (e) => {
+            if (!(e instanceof NotPlacedAtOnce)) throw e;
+            if (e.claimed) await release();
+            return null;
+          })
+        : null;
+    const { orderId, payment, connector, customerId } = atOnce ?? await withTx(ctx, async (tx) => {
       const tenant = await tenantOf(tx, s0);
       const placed = await claimAndPlaceOrder(tx, { session: s0, cart, method: rowMethod, email, shippingAddress, billingAddress, now });
       if (!placed.claimed) {
@@ -525,13 +565,25 @@ type SessionWithCart = Prisma.CheckoutSessionGetPayload<{ include: { cart: { inc
  */
 async function claimAndPlaceOrder(
   tx: Ctx,
-  a: { session: Omit<SessionWithCart, "cart">; cart: SessionWithCart["cart"]; method: Method; email: string | null; shippingAddress: Address | null; billingAddress: Address | null; now: Date },
+  a: ClaimArgs & {
+    /**
+     * The one-statement path (placeOrderAtOnce): these ids, and nothing is claimed unless the buyer is this customer,
+     * the connection is there and the cart has no order; the events recorded so far ride in the statement, written
+     * only with the payment.
+     */
+    atOnce?: { orderId: string; paymentId: string; customerId: string };
+  },
 ) {
   const { session: s, cart, method } = a;
   const v = cartView(cart as any);
   const at = tx.clock.now();
-  const orderId = randomUUID();
-  const paymentId = randomUUID();
+  const orderId = a.atOnce?.orderId ?? randomUUID();
+  const paymentId = a.atOnce?.paymentId ?? randomUUID();
+  const strict = a.atOnce
+    ? Prisma.sql`
+        AND EXISTS (SELECT 1 FROM cust WHERE id = ${a.atOnce.customerId}::uuid) AND EXISTS (SELECT 1 FROM conn)
+        AND NOT EXISTS (SELECT 1 FROM "Order" WHERE "cartId" = ${cart.id}::uuid)`
+    : Prisma.empty;
   const lines = cart.lineItems.map((l, i) => ({
     type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity,
     taxAmount: l.taxAmount, discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
@@ -539,18 +591,18 @@ async function claimAndPlaceOrder(
   const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
   const net = method === "net30";
   const rows = await tx.db.$queryRaw<(Payment & { _claimed: boolean; _connectorId: string | null; _provider: string | null; _customerId: string | null; _netTermsDays: number | null; _orderId: string | null })[]>`
-    WITH claim AS (
-      UPDATE "CheckoutSession" SET "completionStartedAt" = ${a.now}
-      WHERE id = ${s.id}::uuid AND status = 'open'
-        AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(a.now.getTime() - STALE_CLAIM_MS)})
-      RETURNING id
-    ), conn AS (
+    WITH conn AS (
       SELECT id, provider FROM "Connector"
       WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND kind = ${CONNECTOR_KIND[method]} AND status = 'active'
       ORDER BY "createdAt" LIMIT 1
     ), cust AS (
       SELECT id, "netTermsDays" FROM "Customer"
       WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND email = ${a.email}
+    ), claim AS (
+      UPDATE "CheckoutSession" SET "completionStartedAt" = ${a.now}
+      WHERE id = ${s.id}::uuid AND status = 'open'
+        AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(a.now.getTime() - STALE_CLAIM_MS)})${strict}
+      RETURNING id
     ), o AS (
       INSERT INTO "Order" (id, "applicationId", "environmentId", "checkoutSessionId", "cartId", "customerId", email, status, currency,
         subtotal, "discountTotal", "shippingTotal", "taxTotal", total, "shippingAddress", "billingAddress", "selectedShipping", metadata, "createdAt", "updatedAt")
@@ -576,7 +628,7 @@ async function claimAndPlaceOrder(
         ${at}, ${at}
       FROM o, conn
       RETURNING ${columns(Prisma.PaymentScalarFieldEnum)}
-    )
+    )${a.atOnce ? outboxIf(tx, Prisma.sql`EXISTS (SELECT 1 FROM p)`) : Prisma.empty}
     SELECT ${columns(Prisma.PaymentScalarFieldEnum, "p")}, EXISTS (SELECT 1 FROM claim) AS "_claimed", (SELECT id FROM conn) AS "_connectorId", (SELECT provider FROM conn) AS "_provider",
       (SELECT id FROM cust) AS "_customerId", (SELECT "netTermsDays" FROM cust) AS "_netTermsDays", (SELECT id FROM o) AS "_orderId"
     FROM (SELECT 1) AS one LEFT JOIN p ON true`;
@@ -589,6 +641,45 @@ async function claimAndPlaceOrder(
     total: v.total,
     payment: _orderId ? (payment as Payment) : null,
   };
+}
+
+interface ClaimArgs {
+  session: Omit<SessionWithCart, "cart">;
+  cart: SessionWithCart["cart"];
+  method: Method;
+  email: string | null;
+  shippingAddress: Address | null;
+  billingAddress: Address | null;
+  now: Date;
+}
+
+/** placeOrderAtOnce's statement wrote nothing, or (claimed) only the claim: completion takes its transaction. */
+class NotPlacedAtOnce extends Error {
+  constructor(readonly claimed: boolean) {
+    super("the order was not placed in one statement");
+  }
+}
+
+/**
+ * Completion's first transaction as one statement, without BEGIN and COMMIT (withStatement), for the common case
+ * known from the session read: a returning buyer (their customer exists), a cart with no order, no quote, promotion
+ * code, deposit or plan. order.created and payment.pending are recorded first and ride in the statement, written
+ * only with the payment. If the statement finds the case otherwise (another request claimed the session, the
+ * connection or customer changed, another session ordered the cart), it writes nothing but perhaps the claim, and
+ * throws NotPlacedAtOnce: the caller releases a claim and runs the transaction, which decides as before.
+ */
+async function placeOrderAtOnce(ctx: Ctx, a: ClaimArgs & { customerId: string; eventMethod: string }) {
+  return withStatement(ctx, async (c) => {
+    const tenant = await tenantOf(c, a.session);
+    const orderId = randomUUID();
+    const paymentId = randomUUID();
+    const total = cartView(a.cart as any).total;
+    await recordEvent(c, tenant, "order.created", { orderId, checkoutSessionId: a.session.id, cartId: a.cart.id, total, currency: a.cart.currency, customerId: a.customerId });
+    await recordEvent(c, tenant, "payment.pending", { paymentId, orderId, amount: total, currency: a.cart.currency, method: a.eventMethod });
+    const placed = await claimAndPlaceOrder(c, { ...a, atOnce: { orderId, paymentId, customerId: a.customerId } });
+    if (!placed.orderId || !placed.payment || !placed.connector) throw new NotPlacedAtOnce(placed.claimed);
+    return { orderId: placed.orderId, payment: placed.payment, connector: placed.connector, customerId: a.customerId };
+  });
 }
 
 /**
