@@ -1,7 +1,7 @@
 // Orders: reads with every filter, the payment roll-up after any payment change, capture of an order.
 import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
-import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
+import { type Order, type OrderLineItem, type Payment, Prisma } from "../generated/prisma/client";
 import { currentStateFirst, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
 import { requireScope, requireTenant } from "../platform/auth.service";
@@ -12,6 +12,7 @@ import { lineTotal } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { moveOrder, ORDER_STATUSES, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
+import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
 import { isUuid } from "../shared/ids";
 
 export const PAYMENT_STATUSES = ["pending", "authorized", "processing", "partially_paid", "captured", "partially_refunded", "refunded", "failed", "voided", "disputed", "expired"] as const;
@@ -191,28 +192,12 @@ export async function orderStatusHistory(ctx: Ctx, id: string) {
  * changes) and move a pending or draft order to processing once money is authorized or captured; an order with
  * nothing to deliver (no line requires shipping) goes on to fulfilled (order.fulfilled).
  */
-interface OrderPaymentFacts {
-  id: string;
-  status: string;
-  paymentStatus: string;
-  applicationId: string;
-  environmentId: string;
-  total: number;
-  compAmount: number;
-  payments: { status: string; capturedAmount: number; refundedAmount: number; disputed: boolean }[];
-  needsShipping: boolean;
-}
-
-export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor) {
-  // The order, what its payments add up to and whether a line ships, in one raw statement (so that a checkout's
-  // capture runs on the raw-statement lane: withTx's sqlOnly, shared/context.ts).
-  const [o] = await ctx.db.$queryRaw<OrderPaymentFacts[]>`
-    SELECT o.id, o.status, o."paymentStatus", o."applicationId", o."environmentId", o.total, o."compAmount",
-      COALESCE((SELECT json_agg(json_build_object('status', p.status, 'capturedAmount', p."capturedAmount", 'refundedAmount', p."refundedAmount", 'disputed', p.disputed))
-                FROM "Payment" p WHERE p."orderId" = o.id), '[]'::json) AS payments,
-      EXISTS (SELECT 1 FROM "OrderLineItem" l WHERE l."orderId" = o.id AND l."requiresShipping") AS "needsShipping"
-    FROM "Order" o WHERE o.id = ${orderId}::uuid`;
-  if (!o) throw new Error(`syncOrderAfterPayment: no order ${orderId}`);
+export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor, facts?: OrderPaymentFacts | null) {
+  // The order, what its payments add up to and whether a line ships: read by the statement that moved the payment
+  // (`facts`, payment.machine.ts movePaymentReadingOrder), or here in one raw statement (so that a checkout's capture
+  // runs on the raw-statement lane: withTx's sqlOnly, shared/context.ts).
+  const o = facts ?? (await ctx.db.$queryRaw<{ facts: OrderPaymentFacts | null }[]>`SELECT ${orderPaymentFactsJson(Prisma.sql`${orderId}::uuid`)} AS facts`)[0].facts;
+  if (!o || o.id !== orderId) throw new Error(`syncOrderAfterPayment: no order ${orderId}`);
   const tenant = await tenantOf(ctx, o);
   const moneyIn = o.payments.some((p) => p.capturedAmount > 0 || ["authorized", "captured", "partially_refunded"].includes(p.status));
   const paymentStatus = derivePaymentStatus(o, o.payments);

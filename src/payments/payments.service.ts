@@ -13,7 +13,8 @@ import { calendarDate } from "../shared/dates";
 import { MAX_AMOUNT, positiveAmount } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { nextInvoiceNumber, queueInvoiceEmail } from "./invoice-issue";
-import { movePayment, type PaymentStatus } from "./payment.machine";
+import { movePayment, movePaymentReadingOrder, type PaymentStatus } from "./payment.machine";
+import type { OrderPaymentFacts } from "../orders/payment-facts";
 import { type ChargeResult, processorFor, refundAtProcessor } from "./processor";
 import { isUuid } from "../shared/ids";
 
@@ -68,10 +69,16 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
   const now = ctx.clock.now();
   const row = (type: TransactionType, status: TransactionStatus, amount: number) => ({ type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId ?? null, createdAt: now });
   let p: Payment;
-  // Each move writes its ledger rows in the same statement.
+  // Each move writes its ledger rows, and reads what syncOrderAfterPayment needs of the order, in the same statement.
+  let order = null as OrderPaymentFacts | null;
+  const move = async (...args: Parameters<typeof movePaymentReadingOrder>) => {
+    const moved = await movePaymentReadingOrder(...args);
+    order = moved.order;
+    return moved.payment;
+  };
   switch (result.outcome) {
     case "captured":
-      p = await movePayment(ctx, payment, "captured", { authorizedAmount: payment.amount, capturedAmount: payment.amount, processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [
+      p = await move(ctx, payment, "captured", { authorizedAmount: payment.amount, capturedAmount: payment.amount, processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [
         row("authorization", "succeeded", payment.amount),
         row("capture", "succeeded", payment.amount),
       ]);
@@ -80,7 +87,7 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
     case "authorized": {
       // A Net-N payment is authorized when its invoice is issued: the invoice gets its number in this transaction.
       const invoice = payment.method === "net30" && !payment.invoiceNumber ? { invoiceNumber: await nextInvoiceNumber(ctx, payment) } : {};
-      p = await movePayment(
+      p = await move(
         ctx,
         payment,
         "authorized",
@@ -100,11 +107,11 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
       break;
     }
     case "processing":
-      p = await movePayment(ctx, payment, "processing", { processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [row("authorization", "pending", payment.amount)]);
+      p = await move(ctx, payment, "processing", { processorPaymentId: result.processorPaymentId, errorCode: null, errorMessage: null }, [row("authorization", "pending", payment.amount)]);
       await paymentEvent(ctx, p, "payment.processing");
       break;
     case "failed":
-      p = await movePayment(
+      p = await move(
         ctx,
         payment,
         "failed",
@@ -114,7 +121,7 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
       await paymentEvent(ctx, p, "payment.failed", { error: { code: p.errorCode, message: p.errorMessage } });
       break;
   }
-  if (p.orderId) await syncOrderAfterPayment(ctx, p.orderId, actor);
+  if (p.orderId) await syncOrderAfterPayment(ctx, p.orderId, actor, order);
   return p;
 }
 
