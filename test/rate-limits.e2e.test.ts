@@ -213,14 +213,14 @@ describe("two processes share one limit", () => {
   });
 });
 
-describe("batched credential bucket", () => {
+describe.each(["credential", "checkoutIp"] as const)("batched %s bucket", (bucket) => {
   let t: TestApp;
   beforeAll(async () => void (t = (await startTestApp())!));
   afterAll(() => t?.close());
 
   const limiter = () =>
-    new RateLimits({ ...limitSpecs(t.deps.config), credential: { points: 1000, durationMs: 60_000 } }, storeFor(t.deps.config, t.db, `b${randomBytes(4).toString("hex")}`));
-  const stored = async () => (await t.deps.prisma.rateLimit.findMany({ where: { key: { startsWith: "credential:" } } })).reduce((n, r) => n + r.points, 0);
+    new RateLimits({ ...limitSpecs(t.deps.config), [bucket]: { points: 1000, durationMs: 60_000 } }, storeFor(t.deps.config, t.db, `b${randomBytes(4).toString("hex")}`));
+  const stored = async () => (await t.deps.prisma.rateLimit.findMany({ where: { key: { startsWith: `${bucket}:` } } })).reduce((n, r) => n + r.points, 0);
 
   test("one process: exactly the limit is admitted, the store ends with the exact count, and few requests reach the store", async () => {
     await t.deps.prisma.rateLimit.deleteMany({});
@@ -230,7 +230,7 @@ describe("batched credential bucket", () => {
     const remaining: number[] = [];
     for (let i = 0; i < 1100; i++) {
       try {
-        remaining.push((await l.consume("credential", "key:one"))!.remaining);
+        remaining.push((await l.consume(bucket, "key:one"))!.remaining);
         admitted++;
       } catch (e: any) {
         expect(e.code).toBe("rate_limited");
@@ -251,7 +251,7 @@ describe("batched credential bucket", () => {
     for (let i = 0; i < 700; i++) {
       for (const l of [a, b]) {
         try {
-          await l.consume("credential", "key:shared");
+          await l.consume(bucket, "key:shared");
           admitted++;
         } catch {
           /* refused */
