@@ -13,6 +13,7 @@ import { filter, pipe } from "graphql-yoga";
 import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
 import { completeOrderCheckout } from "../orders/order-lifecycle.service";
+import { deferOrderMoves, takeOrderMoves } from "../orders/order.machine";
 import { processorFor } from "../payments/processor";
 import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";
 import { applyCodeToCart, recordSessionDiscount, redeemCartDiscount } from "../discounts/discounts.service";
@@ -497,7 +498,10 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       });
     } else if (method === "card") {
       const result = await processorFor(connector.provider).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken!, reference: payment.id });
+      const plain = s0.depositAmount === null && !recurring && result.outcome !== "failed";
       settled = await withTx(ctx, async (tx) => {
+        // a plain capture: the order's move rides in the statement that completes the session (finish)
+        if (plain) deferOrderMoves(tx);
         const p = await applyChargeResult(tx, payment, result);
         if (p.status !== "failed" && s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
         if (p.status !== "failed") await finish(tx, s0, orderId, p.id);
@@ -507,7 +511,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         if (p.status === "failed") await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
         return p;
         // raw statements only for a card charged without a deposit or a subscription (a decline writes through Prisma)
-      }, { sqlOnly: s0.depositAmount === null && !recurring && result.outcome !== "failed" });
+      }, { sqlOnly: plain });
       if (settled.status === "failed") {
         await countDecline(ctx, s0.id);
         throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId, paymentId: settled.id });
@@ -723,8 +727,10 @@ async function issueBalanceInvoice(tx: Ctx, s: CheckoutSession, orderId: string,
  */
 async function finish(tx: Ctx, s: Pick<CheckoutSession, "id" | "cartId" | "applicationId" | "environmentId">, orderId: string, paymentId: string) {
   await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
-  const done = await tx.db.$queryRaw<{ id: string }[]>(withOutbox(tx, Prisma.sql`
-    WITH s AS (
+  // the order's deferred move (deferOrderMoves), if any, rides here too
+  const moves = takeOrderMoves(tx);
+  const done = await tx.db.$queryRaw<{ id: string; _orderMoved: boolean }[]>(withOutbox(tx, Prisma.sql`
+    WITH ${moves ? Prisma.sql`${moves.ctes}, ` : Prisma.empty}s AS (
       UPDATE "CheckoutSession" SET status = 'completed', "completedAt" = ${tx.clock.now()}, "orderId" = ${orderId}::uuid,
         "paymentId" = ${paymentId}::uuid, "completionStartedAt" = NULL
       WHERE id = ${s.id}::uuid
@@ -732,8 +738,9 @@ async function finish(tx: Ctx, s: Pick<CheckoutSession, "id" | "cartId" | "appli
     ), c AS (
       UPDATE "Cart" SET status = 'converted', "updatedAt" = ${tx.clock.now()} WHERE id = (SELECT "cartId" FROM s) RETURNING id
     )
-    SELECT s.id FROM s, c`));
+    SELECT s.id, ${moves ? moves.moved : Prisma.sql`true`} AS "_orderMoved" FROM s, c`));
   if (done.length !== 1) throw new Error(`checkout session ${s.id} or its cart vanished while completing`);
+  moves?.verify(done[0]._orderMoved);
 }
 
 // ---- embedded checkout ---------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { lineTotal } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
-import { moveOrder, ORDER_STATUSES, type Actor } from "./order.machine";
+import { moveOrderSoon, ORDER_STATUSES, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
 import { isUuid } from "../shared/ids";
@@ -203,10 +203,10 @@ export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Ac
   const paymentStatus = derivePaymentStatus(o, o.payments);
   let status = o.status;
   if (moneyIn && (o.status === "pending" || o.status === "draft")) {
-    await moveOrder(ctx, o, "processing", { ...actor, source: "payment" }, { paymentStatus });
+    await moveOrderSoon(ctx, o, "processing", { ...actor, source: "payment" }, { paymentStatus });
     status = "processing";
     if (!o.needsShipping) {
-      await moveOrder(ctx, { id: o.id, status }, "fulfilled", { ...actor, source: "fulfillment", reason: "Nothing to deliver" });
+      await moveOrderSoon(ctx, { id: o.id, status }, "fulfilled", { ...actor, source: "fulfillment", reason: "Nothing to deliver" });
       status = "fulfilled";
     }
   } else if (paymentStatus !== o.paymentStatus) {

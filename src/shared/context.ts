@@ -69,6 +69,11 @@ export interface Ctx {
   pendingEvents?: PendingEvent[];
   /** set inside withTx: runs once the command's work is done, still inside the transaction (writes the events) */
   beforeCommit?: ((tx: Ctx) => Promise<void>)[];
+  /**
+   * set by deferOrderMoves (orders/order.machine.ts): order moves waiting to ride in the transaction's next statement
+   * that takes them (takeOrderMoves), or written in one statement before it commits
+   */
+  orderMoves?: import("../orders/order.machine").DeferredOrderMove[];
 }
 
 /** An event recorded in a transaction, not yet written (events.service flushes them at the end of the transaction). */

@@ -1,0 +1,88 @@
+// Deferred order moves (orders/order.machine.ts deferOrderMoves / moveOrderSoon / takeOrderMoves): a checkout's
+// capture moves its order in the statement that completes the session. Moves not taken by a statement are written
+// before the transaction commits; a move whose compare-and-set fails there throws order_state_changed and undoes the
+// transaction, as moveOrder does. On PGlite and on PostgreSQL.
+import { randomUUID } from "node:crypto";
+import { startWithDemo, type TestApp } from "./helpers/app";
+import type { client } from "./helpers/http";
+import { deferOrderMoves, moveOrderSoon, takeOrderMoves } from "../src/orders/order.machine";
+import { makeCtx, withTx } from "../src/shared/context";
+import type { BootstrapResult } from "../src/platform/bootstrap.service";
+
+let t: TestApp;
+let api: ReturnType<typeof client>;
+let demo: BootstrapResult;
+let tenant: { applicationId: string; environmentId: string };
+
+beforeAll(async () => {
+  ({ t, api, demo } = await startWithDemo({ worker: false }));
+  tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
+});
+afterAll(() => t?.close());
+
+const newOrder = (status = "pending") => t.deps.prisma.order.create({ data: { ...tenant, status, currency: "USD", subtotal: 100, total: 100, cartId: randomUUID() } });
+const history = (orderId: string) =>
+  t.deps.prisma.orderStatusHistory.findMany({ where: { orderId }, orderBy: [{ createdAt: "asc" }], select: { fromStatus: true, toStatus: true, source: true, reason: true } });
+
+test("a checkout whose cart has nothing to ship: the capture's two moves (processing, then fulfilled) ride in one statement, with their history", async () => {
+  const cart = await api("POST", "carts", { key: demo.apiKey, body: { customerEmail: "deferred@example.com" } });
+  expect((await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Setup", unitPrice: 10000, type: "service" } })).status).toBe(201);
+  const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { cartId: cart.body.data.id, returnUrl: "https://a.example/ok", cancelUrl: "https://a.example/no" } });
+  const done = await api("POST", `checkout-sessions/${s.body.data.id}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa" } });
+  expect(done.status).toBe(200);
+  const order = await t.deps.prisma.order.findUniqueOrThrow({ where: { id: done.body.data.orderId } });
+  expect({ status: order.status, paymentStatus: order.paymentStatus }).toEqual({ status: "fulfilled", paymentStatus: "captured" });
+  const rows = await history(order.id);
+  expect(rows.map((r) => [r.fromStatus, r.toStatus, r.source])).toEqual([
+    [null, "pending", "state_machine"],
+    ["pending", "processing", "payment"],
+    ["processing", "fulfilled", "fulfillment"],
+  ]);
+  expect(rows[2].reason).toBe("Nothing to deliver");
+  const types = (await t.deps.prisma.event.findMany({ where: { type: { startsWith: "order." } } })).filter((e) => (e.data as { orderId?: string }).orderId === order.id).map((e) => e.type);
+  expect(types.sort()).toEqual(["order.created", "order.fulfilled", "order.updated"]);
+});
+
+test("a deferred move no statement takes is written before commit; its history row goes with it", async () => {
+  const o = await newOrder();
+  const ctx = makeCtx(t.deps);
+  await withTx(ctx, async (tx) => {
+    deferOrderMoves(tx);
+    await moveOrderSoon(tx, o, "processing", { actorType: "system", source: "payment" }, { paymentStatus: "captured" });
+    // not in the database yet: this transaction sees the order as it was
+    expect((await tx.db.$queryRaw<{ status: string }[]>`SELECT status FROM "Order" WHERE id = ${o.id}::uuid`)[0].status).toBe("pending");
+  });
+  const after = await t.deps.prisma.order.findUniqueOrThrow({ where: { id: o.id } });
+  expect({ status: after.status, paymentStatus: after.paymentStatus }).toEqual({ status: "processing", paymentStatus: "captured" });
+  expect((await history(o.id)).map((r) => [r.fromStatus, r.toStatus])).toEqual([["pending", "processing"]]);
+});
+
+test("a deferred move whose order changed meanwhile fails with order_state_changed and the transaction is undone", async () => {
+  const o = await newOrder();
+  const ctx = makeCtx(t.deps);
+  const marker = randomUUID();
+  const err = await withTx(ctx, async (tx) => {
+    deferOrderMoves(tx);
+    await moveOrderSoon(tx, o, "processing", { actorType: "system", source: "payment" });
+    await tx.db.$executeRaw`UPDATE "Order" SET status = 'cancelled', notes = ${marker} WHERE id = ${o.id}::uuid`;
+  }).catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: "order_state_changed", status: 409 });
+  const after = await t.deps.prisma.order.findUniqueOrThrow({ where: { id: o.id } });
+  expect({ status: after.status, notes: after.notes }).toEqual({ status: "pending", notes: null });
+  expect(await history(o.id)).toEqual([]);
+});
+
+test("moveOrderSoon checks the transition at once, and without deferOrderMoves it moves at once", async () => {
+  const o = await newOrder("cancelled");
+  const ctx = makeCtx(t.deps);
+  await expect(withTx(ctx, async (tx) => {
+    deferOrderMoves(tx);
+    await moveOrderSoon(tx, o, "processing", { actorType: "system", source: "payment" });
+  })).rejects.toMatchObject({ code: "invalid_order_transition" });
+  const p = await newOrder();
+  await withTx(ctx, async (tx) => {
+    await moveOrderSoon(tx, p, "processing", { actorType: "system", source: "payment" });
+    expect(takeOrderMoves(tx)).toBeNull();
+    expect((await tx.db.$queryRaw<{ status: string }[]>`SELECT status FROM "Order" WHERE id = ${p.id}::uuid`)[0].status).toBe("processing");
+  });
+});
