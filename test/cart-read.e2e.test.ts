@@ -2,7 +2,7 @@
 // exactly what Prisma's include returned for the same rows: every column populated, NULLs, lines that share a
 // timestamp (ordered by id), an empty cart, and another tenant's cart. On PGlite and on PostgreSQL (through the lane).
 import { randomUUID } from "node:crypto";
-import { startTestApp, type TestApp } from "./helpers/app";
+import { startWithSandbox, type TestApp } from "./helpers/app";
 import { findCart } from "../src/carts/carts.service";
 import { findSessionWithCart } from "../src/checkout/checkout.service";
 import { makeCtx } from "../src/shared/context";
@@ -12,11 +12,7 @@ let t: TestApp;
 let demo: BootstrapResult;
 let tenant: { applicationId: string; environmentId: string };
 
-beforeAll(async () => {
-  t = (await startTestApp({ worker: false }))!;
-  demo = await t.bootstrap();
-  tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
-});
+beforeAll(async () => void ({ t, demo, tenant } = await startWithSandbox({ worker: false })));
 afterAll(() => t?.close());
 
 const prismaCart = (id: string) =>

@@ -3,7 +3,7 @@
 // before the transaction commits; a move whose compare-and-set fails there throws order_state_changed and undoes the
 // transaction, as moveOrder does. On PGlite and on PostgreSQL.
 import { randomUUID } from "node:crypto";
-import { startWithDemo, type TestApp } from "./helpers/app";
+import { startWithSandbox, type TestApp } from "./helpers/app";
 import type { client } from "./helpers/http";
 import { deferOrderMoves, moveOrderSoon, takeOrderMoves } from "../src/orders/order.machine";
 import { makeCtx, withTx } from "../src/shared/context";
@@ -14,10 +14,7 @@ let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
 let tenant: { applicationId: string; environmentId: string };
 
-beforeAll(async () => {
-  ({ t, api, demo } = await startWithDemo({ worker: false }));
-  tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
-});
+beforeAll(async () => void ({ t, api, demo, tenant } = await startWithSandbox({ worker: false })));
 afterAll(() => t?.close());
 
 const newOrder = (status = "pending") => t.deps.prisma.order.create({ data: { ...tenant, status, currency: "USD", subtotal: 100, total: 100, cartId: randomUUID() } });

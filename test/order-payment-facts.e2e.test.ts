@@ -2,22 +2,16 @@
 // what it returns equals a read of the order after the move (orders/payment-facts.ts), with the order's other
 // payments read from the table and the moved one as the move wrote it. On PGlite and on PostgreSQL.
 import { randomUUID } from "node:crypto";
-import { startTestApp, type TestApp } from "./helpers/app";
+import { startWithSandbox, type TestApp } from "./helpers/app";
 import { Prisma } from "../src/generated/prisma/client";
 import { movePaymentReadingOrder } from "../src/payments/payment.machine";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "../src/orders/payment-facts";
 import { makeCtx, withTx } from "../src/shared/context";
-import type { BootstrapResult } from "../src/platform/bootstrap.service";
 
 let t: TestApp;
-let demo: BootstrapResult;
 let tenant: { applicationId: string; environmentId: string };
 
-beforeAll(async () => {
-  t = (await startTestApp({ worker: false }))!;
-  demo = await t.bootstrap();
-  tenant = { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id };
-});
+beforeAll(async () => void ({ t, tenant } = await startWithSandbox({ worker: false })));
 afterAll(() => t?.close());
 
 async function orderWith(payments: { status: string; amount: number; capturedAmount?: number; refundedAmount?: number; disputed?: boolean }[], shipping: boolean) {

@@ -167,6 +167,12 @@ export async function startWithDemo(opts: StartOptions = {}) {
   return { t, api: client(t.url), demo: await t.bootstrap() };
 }
 
+/** An app with the demo tenant bootstrapped, and the ids of its sandbox environment's tenant (for services called directly). */
+export async function startWithSandbox(opts: StartOptions = {}) {
+  const base = await startWithDemo(opts);
+  return { ...base, tenant: { applicationId: base.demo.applicationId, environmentId: base.demo.environments.sandbox.id } };
+}
+
 /** The same plus a second workspace, for files whose every test needs both. */
 export async function startWithTwoTenants(otherSlug: string) {
   const base = await startWithDemo();
