@@ -19,7 +19,7 @@ afterAll(() => t?.close());
 
 const newOrder = (status = "pending") => t.deps.prisma.order.create({ data: { ...tenant, status, currency: "USD", subtotal: 100, total: 100, cartId: randomUUID() } });
 const history = (orderId: string) =>
-  t.deps.prisma.orderStatusHistory.findMany({ where: { orderId }, orderBy: [{ createdAt: "asc" }], select: { fromStatus: true, toStatus: true, source: true, reason: true } });
+  t.deps.prisma.orderStatusHistory.findMany({ where: { orderId }, orderBy: [{ createdAt: "asc" }, { seq: "asc" }], select: { fromStatus: true, toStatus: true, source: true, reason: true } });
 
 test("a checkout whose cart has nothing to ship: the capture's two moves (processing, then fulfilled) ride in one statement, with their history", async () => {
   const cart = await api("POST", "carts", { key: demo.apiKey, body: { customerEmail: "deferred@example.com" } });

@@ -19,8 +19,9 @@
 // the handle sends a marker (a comment naming its slot) through Prisma's own `$executeRawUnsafe`: Prisma passes it to
 // its transaction, whose wrapper takes the marker without sending it to the database and records itself in that slot.
 // The handle's raw statements then go to that transaction. (Steps eleven and twelve found the transaction with an
-// AsyncLocalStorage around `$transaction`; that turns on Node's promise hooks for every promise of the process, and
-// cost 5-15 % of the checkout's CPU: bench/RESULTS.md, thirteenth step.) Prisma's COMMIT or ROLLBACK closes the slot
+// AsyncLocalStorage around `$transaction`; that turns on Node's promise hooks for every promise of the process: with
+// it, a sequential checkout scenario cost 13.8-17.4 ms of CPU against 11.8-13.4 without, bench/RESULTS.md thirteenth
+// step.) Prisma's COMMIT or ROLLBACK closes the slot
 // before it is sent, so a statement through a handle that outlived its transaction is refused instead of running on a
 // connection the pool has handed to someone else. Model queries and transactions stay Prisma's.
 // test/sql-lane.e2e.test.ts holds the lane's rows, arguments and errors equal to Prisma's on the same database, and the

@@ -113,7 +113,7 @@ export function takeOrderMoves(ctx: Ctx): { ctes: Prisma.Sql; moved: Prisma.Sql;
     const u = `om_${i}`;
     names.push(u);
     const history = chain.map(
-      (m) => Prisma.sql`(${m.order.status}, ${m.to}, ${m.how.actorType}, ${m.how.actorId ?? null}, ${m.how.reason ?? null}, ${m.how.source}, ${m.at}::timestamptz)`,
+      (m, n) => Prisma.sql`(${m.order.status}, ${m.to}, ${m.how.actorType}, ${m.how.actorId ?? null}, ${m.how.reason ?? null}, ${m.how.source}, ${m.at}::timestamptz, ${n}::int)`,
     );
     ctes.push(Prisma.sql`${Prisma.raw(u)} AS (
       UPDATE "Order" SET status = ${last.to}, "paymentStatus" = COALESCE(${paymentStatus}, "paymentStatus"), "updatedAt" = ${last.at}
@@ -122,7 +122,8 @@ export function takeOrderMoves(ctx: Ctx): { ctes: Prisma.Sql; moved: Prisma.Sql;
     ), ${Prisma.raw(`${u}_h`)} AS (
       INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", "actorId", reason, source, "createdAt")
       SELECT gen_random_uuid(), u.id, h.f, h.t, h.a, h.ai, h.r, h.s, h.c
-      FROM ${Prisma.raw(u)} u, (VALUES ${Prisma.join(history)}) AS h(f, t, a, ai, r, s, c)
+      FROM ${Prisma.raw(u)} u, (VALUES ${Prisma.join(history)}) AS h(f, t, a, ai, r, s, c, n)
+      ORDER BY h.n
     )`);
     i++;
   }
