@@ -6,7 +6,7 @@ import { type Cart, type CheckoutSession, type Connector, type Payment, Prisma }
 import { columns } from "../db/prepared";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartLinesJson, cartView, createCart, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
-import { findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
+import { findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { currentStateFirst, outboxIf, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../events/hub";
 import { filter, pipe } from "graphql-yoga";
@@ -25,6 +25,7 @@ import { positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
 import { isUuid } from "../shared/ids";
+import { identifiesCustomer, resolveSessionCustomer } from "./session-customer";
 
 export const METHODS = ["card", "net30", "processor_proxy"] as const;
 type Method = (typeof METHODS)[number];
@@ -104,9 +105,11 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   // recurring: card only (the card is vaulted for renewals); an empty cart is allowed (completion synthesizes the line)
   const recurring = input.recurring === undefined ? null : parseRecurring(input.recurring, input.allowedMethods, input.paymentTerms?.netN);
-  // Without a discount code the only write is the session's statement (withStatement: no transaction); applying a
-  // code writes the cart as well, so that takes a transaction.
-  return (input.discountCode ? withTx : withStatement)(ctx, async (tx) => {
+  // Without a discount code or a customer object the only write is the session's statement (withStatement: no
+  // transaction); applying a code writes the cart as well, and a customer object finds, creates or updates its
+  // customer (checkout/session-customer.ts), so those take a transaction.
+  const withCustomer = identifiesCustomer(input.customer, input.customerEmail);
+  return (input.discountCode || withCustomer ? withTx : withStatement)(ctx, async (tx) => {
     let cartId = input.cartId;
     if (!cartId) {
       const found = await tx.db.cart.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, externalCartId: input.externalCartId }, orderBy: { createdAt: "desc" } });
@@ -114,7 +117,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       cartId = found.id;
     }
     const { connectorKinds, ...cart } = await loadCartWithConnectorKinds(tx, cartId);
-    if (input.customer?.customerId && !(await findCustomer(tx, t, input.customer.customerId))) throw errors.notFound("Customer");
+    const customerId = withCustomer ? await resolveSessionCustomer(tx, principalEventTenant(tx), input.customer!, input.customerEmail) : null;
     if (cart.status === "converted" || cart.status === "checkout") {
       throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
     }
@@ -132,7 +135,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       returnUrl: input.returnUrl,
       cancelUrl: input.cancelUrl,
       customerEmail: (input.customerEmail ?? input.customer?.email ?? cart.customerEmail)?.toLowerCase() ?? null,
-      customerId: input.customer?.customerId ?? cart.customerId,
+      customerId: customerId ?? cart.customerId,
       customer: input.customer ?? null,
       allowedMethods,
       netN: input.paymentTerms?.netN ?? null,
@@ -206,8 +209,8 @@ export async function findSessionWithCart(ctx: Ctx, id: string): Promise<Session
 
 /**
  * findSessionWithCart, with what completion's one-statement path needs to know in the same statement: the buyer's
- * email as completion derives it (the request's, else the session's, else the cart's, lower-cased), the customer with
- * that email, and whether the cart already has an order.
+ * email as completion derives it (the request's, else the session's, else the cart's, lower-cased), the buyer's
+ * customer (the one the session names, else the one with that email), and whether the cart already has an order.
  */
 export async function findSessionForCompletion(ctx: Ctx, id: string, requestEmail: string | null) {
   return readSessionWithCart(ctx, id, requestEmail) as Promise<{ session: SessionWithCart; buyer: { email: string | null; customerId: string | null }; cartOrdered: boolean }>;
@@ -227,7 +230,8 @@ async function readSessionWithCart(ctx: Ctx, id: string, requestEmail: string | 
           (SELECT json_build_object(${cartJsonFields}, 'lineItems', ${cartLinesJson(Prisma.sql`c.id`)}) FROM "Cart" c WHERE c.id = s."cartId") AS cart${
             completion
               ? Prisma.sql`, ${email} AS "_buyerEmail",
-          (SELECT cu.id FROM "Customer" cu WHERE cu."applicationId" = s."applicationId" AND cu."environmentId" = s."environmentId" AND cu.email = ${email}) AS "_buyerId",
+          (SELECT cu.id FROM "Customer" cu WHERE cu."applicationId" = s."applicationId" AND cu."environmentId" = s."environmentId"
+            AND CASE WHEN s."customerId" IS NULL THEN cu.email = ${email} ELSE cu.id = s."customerId" END) AS "_buyerId",
           EXISTS (SELECT 1 FROM "Order" o WHERE o."cartId" = s."cartId") AS "_cartOrdered"`
               : Prisma.empty
           }
@@ -563,7 +567,7 @@ type SessionWithCart = Prisma.CheckoutSessionGetPayload<{ include: { cart: { inc
 
 /**
  * Checkout's first transaction in one statement: claim the session (only if open and not claimed, or its claim is
- * stale), find the method's active connector and the buyer's customer, and insert the order with its lines, its first
+ * stale), find the method's active connector and the buyer's customer (the session's, else by email), and insert the order with its lines, its first
  * history row and a pending payment. The order insert does nothing when the cart already has an order (unique
  * cartId): the caller then looks at that order. Nothing is written unless the claim and the connector are there.
  */
@@ -601,7 +605,7 @@ async function claimAndPlaceOrder(
       ORDER BY "createdAt" LIMIT 1
     ), cust AS (
       SELECT id, "netTermsDays" FROM "Customer"
-      WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND email = ${a.email}
+      WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND ${s.customerId ? Prisma.sql`id = ${s.customerId}::uuid` : Prisma.sql`email = ${a.email}`}
     ), claim AS (
       UPDATE "CheckoutSession" SET "completionStartedAt" = ${a.now}
       WHERE id = ${s.id}::uuid AND status = 'open'

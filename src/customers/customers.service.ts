@@ -60,7 +60,7 @@ export function customerUuid(id: string): string | null {
   return isUuid(raw) ? raw : null;
 }
 
-function customerExists(field: "email" | "externalId", existing?: Customer | null) {
+export function customerExists(field: "email" | "externalId", existing?: Customer | null) {
   return new DomainError("customer_already_exists", 409, `A customer with this ${field} already exists`, {
     field,
     ...(existing ? { customerId: existing.id } : {}),
