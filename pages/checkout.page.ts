@@ -1,7 +1,7 @@
 // The hosted checkout page: {checkout_url}/checkout/{sessionId}. A thin caller of the checkout service: it
 // renders the session's cart, and its form posts to POST /api/v1/checkout-sessions/{id}/complete.
 import { Router } from "express";
-import { sessionForBuyer } from "../src/checkout/checkout.service";
+import { asksShippingAddress, sessionForBuyer } from "../src/checkout/checkout.service";
 import { addressSchema } from "../src/shared/address";
 import { refusedState } from "../src/rest/http";
 import { makeCtx, type Deps } from "../src/shared/context";
@@ -64,7 +64,7 @@ export function checkoutPages(deps: Deps) {
       <label>State / province <input type="text" name="${p}.stateProvince" value="${esc(a?.stateProvince)}" autocomplete="address-level1"></label>
       <label>Postal code <input type="text" name="${p}.postalCode" value="${esc(a?.postalCode)}" autocomplete="postal-code"></label>
       <label>Country (2 letters) <input type="text" name="${p}.countryCode" value="${esc(a?.countryCode ?? "US")}" maxlength="2" autocomplete="country" required></label>`;
-    const needsShipping = s.collectShipping && cart.lineItems.some((l: any) => l.requiresShipping);
+    const needsShipping = asksShippingAddress(s, cart.lineItems);
     // A quote on deposit terms: the card pays the deposit now; the balance becomes a Net-N invoice (quote-accept.service.ts).
     const deposit = s.depositAmount ?? null;
     const body = `${header}

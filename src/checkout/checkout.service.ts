@@ -345,6 +345,15 @@ export const completeInput = z.strictObject({
   net30Acceptance: net30Acceptance.optional(),
 });
 
+/**
+ * Whether completion needs a shipping address (and the hosted page shows the step). A quote's session carries its
+ * resolved step (derived from the accepted lines, or the revision's collect override: quotes.md accept rule 8), so it
+ * asks even when no line ships; a cart's session asks when collecting and a line ships.
+ */
+export function asksShippingAddress(s: Pick<CheckoutSession, "collectShipping" | "quoteId">, lines: { requiresShipping: boolean }[]): boolean {
+  return s.collectShipping && (s.quoteId !== null || lines.some((l) => l.requiresShipping));
+}
+
 export function termsHash(text: string) {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
@@ -387,7 +396,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   const billingAddress = canonicalAddress(input.billingAddress ?? (cart.billingAddress as Address | null) ?? (s0.customer as any)?.billingAddress ?? null);
   const missing: string[] = [];
   if (!email) missing.push("email");
-  if (s0.collectShipping && cart.lineItems.some((l) => l.requiresShipping) && !shippingAddress) missing.push("shippingAddress");
+  if (asksShippingAddress(s0, cart.lineItems) && !shippingAddress) missing.push("shippingAddress");
   if (s0.collectBilling && !billingAddress) missing.push("billingAddress");
   if (method === "card" && !input.paymentToken) missing.push("paymentToken");
   if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
