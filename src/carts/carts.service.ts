@@ -11,7 +11,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withStatement, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
-import { amount, currencyCode, lineTotal, MAX_AMOUNT, sum } from "../shared/money";
+import { amount, assertSumsFit, currencyCode, lineTotal, sum } from "../shared/money";
 import { appliedDiscountView, discountAmountOn, snapshotOf } from "../discounts/amount";
 import { cartErrors } from "./carts.errors";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
@@ -234,10 +234,7 @@ export function shapeCartLines(lines: unknown[]): CartLineItem[] {
 
 /** 422 when any of a cart's totals would pass MAX_AMOUNT (they are stored and served as 32-bit integers). */
 export function assertTotalsFit(totals: CartTotals) {
-  const over = (["subtotal", "taxTotal", "total"] as const).filter((k) => totals[k] > MAX_AMOUNT);
-  if (over.length) {
-    throw errors.validation(over.map((k) => ({ path: [k], message: `The cart's ${k} would exceed ${MAX_AMOUNT} minor units` })));
-  }
+  assertSumsFit((["subtotal", "taxTotal", "total"] as const).map((k) => ({ path: [k], value: totals[k], what: `The cart's ${k}` })));
 }
 
 /** After a line changes (inside its transaction): the cart's totals, summed in SQL, must still fit. */

@@ -21,7 +21,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withStatement, withTx } from "../shared/context";
 import { createSubscriptionFromCheckout, type Recurring, recurringInput, recurringLine, trialApplies } from "../subscriptions/subscriptions.service";
-import { positiveAmount } from "../shared/money";
+import { assertSumsFit, positiveAmount } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
 import { isUuid } from "../shared/ids";
@@ -565,6 +565,8 @@ async function recurringCheckout(ctx: Ctx, s: Omit<SessionWithCart, "cart">, car
 /** `recurring` at session creation: the plan (422 naming its field) on a card-only session (Net-N refused). */
 function parseRecurring(raw: unknown, allowedMethods: readonly string[] | undefined, netN: number | null | undefined): Recurring {
   const r = parseInput(recurringInput, raw, ["recurring"]);
+  // an empty cart's order is the plan's line: amount x quantity within the money bound
+  assertSumsFit([{ path: ["recurring", "quantity"], value: r.amount * (r.quantity ?? 1), what: "The plan's amount x quantity" }]);
   if (allowedMethods && allowedMethods.some((m) => m !== "card")) {
     throw errors.validation([{ path: ["allowedMethods"], message: "A recurring checkout is paid by card only (the card is kept for renewals)" }]);
   }

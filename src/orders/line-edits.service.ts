@@ -15,7 +15,9 @@ import { loadShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 import { recordActivity } from "./activity";
 import { actorOf, lockOrder, moneyOf, orderTenant } from "./order-ops.common";
 import { refundCaptured } from "./order-refunds.service";
-import { orderTotals } from "./order-totals";
+import { assertLinesFit, assertOrderTotalsFit, orderTotals } from "./order-totals";
+
+const pick = (l: { unitPrice: number; quantity: number }) => ({ unitPrice: l.unitPrice, quantity: l.quantity });
 
 const quantity = z.number().int().min(1).max(100_000);
 export const lineEditsInput = z
@@ -60,7 +62,13 @@ export async function editLineItems(ctx: Ctx, id: string, body: unknown): Promis
     const firstPosition = o.lineItems.reduce((a, l) => Math.max(a, l.position), -1) + 1;
     const added = (input.add ?? []).map((a, n) => ({ orderId: o.id, type: "product", name: a.name, unitPrice: a.unitPrice, quantity: a.quantity, referenceId: a.referenceId ?? null, requiresShipping: a.requiresShipping ?? true, taxAmount: 0, discountAmount: 0, position: firstPosition + n }));
     if (kept.length + added.length === 0) throw errors.validation([{ path: ["remove"], message: "An order keeps at least one line" }]);
+    // every sum within the money columns' bound, before anything is written (422 naming the line, else add/update)
+    assertLinesFit([
+      ...added.map((a, n) => ({ path: ["add", n, "quantity"], unitPrice: a.unitPrice, quantity: a.quantity })),
+      ...(input.update ?? []).map((u, n) => ({ path: ["update", n, u.quantity !== undefined ? "quantity" : "unitPrice"], ...pick(kept.find((l) => l.id === u.lineItemId)!) })),
+    ]);
     const totals = orderTotals([...kept, ...added], o, await loadShippingTaxConfig(tx, t));
+    assertOrderTotalsFit(totals, [input.add?.length ? "add" : "update"]);
     if (removed.size) await tx.db.orderLineItem.deleteMany({ where: { orderId: o.id, id: { in: [...removed] } } });
     for (const u of updates.values()) {
       await tx.db.orderLineItem.update({ where: { id: u.lineItemId }, data: { ...(u.quantity !== undefined ? { quantity: u.quantity } : {}), ...(u.unitPrice !== undefined ? { unitPrice: u.unitPrice } : {}) } });

@@ -6,9 +6,9 @@ import { movePayment } from "../payments/payment.machine";
 import { requirePermission, requireScope } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
-import { positiveAmount } from "../shared/money";
+import { assertSumsFit, positiveAmount } from "../shared/money";
 import { assertNotOnHold } from "./holds.service";
-import { actorOf, invalidOrderState, lockOrder, orderTenant } from "./order-ops.common";
+import { actorOf, invalidOrderState, lockOrder, moneyOf, orderTenant } from "./order-ops.common";
 import { syncOrderAfterPayment } from "./orders.service";
 
 export const recordPaymentInput = z.strictObject({
@@ -31,6 +31,8 @@ export async function recordManualPayment(ctx: Ctx, id: string, body: unknown) {
     if (input.currency && input.currency !== o.currency) {
       throw new DomainError("validation_error", 422, `currency: must be the order's ${o.currency}`, { issues: [{ path: ["currency"], message: `must be the order's ${o.currency}` }] });
     }
+    // the order's captured sum stays within the money bound (422 amount), before anything is written
+    assertSumsFit([{ path: ["amount"], value: moneyOf(o, o.payments).captured + input.amount, what: "The order's captured amount with this payment" }]);
     const now = tx.clock.now();
     const actor = actorOf(tx);
     const receivedAt = input.receivedAt ? new Date(input.receivedAt) : now;

@@ -19,7 +19,7 @@ import { assertNotOnHold } from "./holds.service";
 import { moveOrder, ORDER_STATUSES, ORDER_TRANSITIONS, type OrderStatus } from "./order.machine";
 import { actorData, actorOf, type FullOrder, invalidOrderState, lockOrder, moneyOf, orderTenant, type PaymentAction, readOrder, statusEventType, voidOpenAuthorizations } from "./order-ops.common";
 import { refundCaptured } from "./order-refunds.service";
-import { orderTotals } from "./order-totals";
+import { assertLinesFit, assertOrderTotalsFit, orderTotals } from "./order-totals";
 
 // ---- draft orders ------------------------------------------------------------------------------------------------
 
@@ -74,7 +74,10 @@ export async function createDraftOrder(ctx: Ctx, body: unknown) {
       requiresShipping: l.requiresShipping ?? true,
       position: i,
     }));
+    // every sum within the money columns' bound, before anything is written (422 naming the line, else lineItems)
+    assertLinesFit(input.lineItems.map((l, i) => ({ path: ["lineItems", i, "quantity"], unitPrice: l.unitPrice, quantity: l.quantity })));
     const totals = orderTotals(lines, { shippingTotal: 0, taxTotal: 0, shippingAddress, billingAddress }, await loadShippingTaxConfig(tx, t));
+    assertOrderTotalsFit(totals, ["lineItems"]);
     const at = tx.clock.now();
     const order = await tx.db.order.create({
       data: {

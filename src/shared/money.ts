@@ -1,5 +1,6 @@
 // Money is integer minor units; arithmetic and rounding live here only.
 import { z } from "zod";
+import { errors } from "./errors";
 
 /**
  * The largest amount anything may hold, in minor units: money columns are PostgreSQL integer and GraphQL Int
@@ -15,6 +16,24 @@ const minor = () => z.number({ error: (i) => (i.code === "invalid_type" && i.inp
 export const amount = minor().min(0).max(MAX_AMOUNT);
 /** A strictly positive amount in minor units. */
 export const positiveAmount = minor().min(1).max(MAX_AMOUNT);
+/** A sum that must fit a money column: where it comes from in the input (details.issues path) and what it is. */
+export interface BoundedSum {
+  path: (string | number)[];
+  value: number;
+  /** what the sum is, for the message: "The order's total", "amount x quantity" */
+  what: string;
+}
+
+/**
+ * The one bound of every money sum (carts, quotes, orders, line edits, subscriptions, manual payments): each sum over
+ * MAX_AMOUNT is an issue of one 422 validation_error naming its field, thrown before anything is written, so a sum
+ * never reaches PostgreSQL's integer range (a 500) or GraphQL's Int.
+ */
+export function assertSumsFit(sums: BoundedSum[]): void {
+  const over = sums.filter((s) => !(s.value <= MAX_AMOUNT));
+  if (over.length) throw errors.validation(over.map((s) => ({ path: s.path, message: `${s.what} would exceed ${MAX_AMOUNT} minor units` })));
+}
+
 export const currencyCode = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code like USD");
 
 /** amount * basisPoints / 10000, rounded half up to the minor unit. */

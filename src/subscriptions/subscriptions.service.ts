@@ -14,7 +14,7 @@ import { requireScope, requireTenant } from "../platform/auth.service";
 import { actorOf } from "../platform/actor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
-import { MAX_AMOUNT } from "../shared/money";
+import { assertSumsFit, MAX_AMOUNT } from "../shared/money";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { moveSubscription, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscription.machine";
 import { chargeSubscription } from "./charge";
@@ -398,6 +398,8 @@ export async function changeSubscriptionPlan(ctx: Ctx, id: string, body: unknown
   const input = parseInput(changePlanInput, body ?? {});
   const s = await findSubscription(ctx, id);
   assertNotCancelled(s);
+  // what renewals then charge, amount x seats (today's and any pending seats), within the money bound
+  assertSumsFit([{ path: ["amount"], value: input.amount * Math.max(s.quantity, s.pendingQuantity ?? 0), what: "The plan's amount x quantity" }]);
   if (input.planReference === s.planReference) {
     throw new DomainError("invalid_subscription_state", 400, "The subscription is already on this plan", { planReference: s.planReference });
   }
@@ -447,6 +449,8 @@ export async function changeSubscriptionQuantity(ctx: Ctx, id: string, body: unk
   const input = parseInput(changeQuantityInput, body ?? {});
   const s = await findSubscription(ctx, id);
   assertNotCancelled(s);
+  // what renewals then charge, amount (today's and any pending plan's) x seats, within the money bound
+  assertSumsFit([{ path: ["quantity"], value: Math.max(s.amount, s.pendingAmount ?? 0) * input.quantity, what: "The plan's amount x quantity" }]);
   if (input.quantity === s.quantity) throw new DomainError("quantity_unchanged", 400, "The subscription already has this quantity", { quantity: s.quantity });
   const actor = actorOf(ctx);
   if (input.effective === "period_end") {
