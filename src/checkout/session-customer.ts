@@ -21,7 +21,7 @@ export interface SessionCustomer {
 
 /** Whether the object identifies a customer to find, create or update (else the session writes no customer). */
 export function identifiesCustomer(c: SessionCustomer | undefined, email: string | undefined): boolean {
-  return Boolean(c && (c.customerId || c.externalCustomerId || c.email || email));
+  return Boolean(c && (c.customerId || c.externalCustomerId?.trim() || c.email || email));
 }
 
 /**
