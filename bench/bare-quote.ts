@@ -25,7 +25,8 @@ const QUOTE = `
     (SELECT coalesce(json_agg(r ORDER BY r.number), '[]'::json) FROM (
        SELECT r.*, (SELECT coalesce(json_agg(i ORDER BY i.position), '[]'::json) FROM "QuoteLineItem" i WHERE i."revisionId" = r.id) AS items
        FROM "QuoteRevision" r WHERE r."quoteId" = q.id) r) AS revisions,
-    (SELECT coalesce(json_agg(cm ORDER BY cm."createdAt", cm.id), '[]'::json) FROM "QuoteComment" cm WHERE cm."quoteId" = q.id) AS comments
+    (SELECT coalesce(json_agg(cm ORDER BY cm."createdAt", cm.id), '[]'::json) FROM "QuoteComment" cm WHERE cm."quoteId" = q.id) AS comments,
+    (SELECT st."taxRates" FROM "ShippingTaxSettings" st WHERE st."applicationId" = q."applicationId" AND st."environmentId" = q."environmentId") AS "taxRates"
   FROM "Quote" q
   LEFT JOIN "Customer" c ON c.id = q."customerId"
   JOIN "Application" a ON a.id = q."applicationId"

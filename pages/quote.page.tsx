@@ -14,6 +14,7 @@ import { refusedState } from "../src/rest/http";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import { formatMoney } from "../src/shared/money";
+import { taxLabel } from "../src/quotes/quote-tax";
 import { limitHeaders } from "../src/shared/rate-limit";
 import { securePage } from "./security";
 import { html, Shell } from "./components/shell";
@@ -167,6 +168,15 @@ function QuotePage(p: { nonce: string; token: string; v: BuyerQuoteView; error?:
                   <td class="num">{money(rev.shippingTotal)}</td>
                 </tr>
               ) : null}
+              {rev.taxLines.map((t) => (
+                <tr data-tax-line data-tax-bps={String(t.rateBps)}>
+                  <td colSpan={2}>{taxLabel(t)}</td>
+                  <td class="unit" />
+                  <td class="num" data-tax-amount>
+                    {money(t.amount)}
+                  </td>
+                </tr>
+              ))}
               <tr class="grand">
                 <td colSpan={2}>Total</td>
                 <td class="unit" />
@@ -288,7 +298,10 @@ function QuotePage(p: { nonce: string; token: string; v: BuyerQuoteView; error?:
   );
 }
 
-/** Live totals: the server's rules (selected lines x quantity, plus flat shipping; the deposit floor). */
+/**
+ * Live totals: the server's rules (selected lines x quantity, plus flat shipping, plus each frozen tax rate on that,
+ * half up as shared/money's applyBps; the deposit floor).
+ */
 const LIVE_TOTALS = `
 const form = document.getElementById("accept-form");
 if (form) {
@@ -307,7 +320,14 @@ if (form) {
       row.querySelector("[data-amount]").textContent = on ? money(amount) : "—";
       if (on) subtotal += amount;
     }
-    const total = subtotal + Number(form.dataset.shipping || 0);
+    const taxable = subtotal + Number(form.dataset.shipping || 0);
+    let tax = 0;
+    for (const row of form.querySelectorAll("tr[data-tax-line]")) {
+      const amount = Math.floor((taxable * Number(row.dataset.taxBps) + 5000) / 10000);
+      row.querySelector("[data-tax-amount]").textContent = money(amount);
+      tax += amount;
+    }
+    const total = taxable + tax;
     document.getElementById("subtotal").textContent = money(subtotal);
     document.getElementById("total").textContent = money(total);
     const msg = document.getElementById("messages");

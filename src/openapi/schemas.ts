@@ -402,6 +402,11 @@ export const QuoteLineItem = z
 
 const collect = z.object({ shippingAddress: z.boolean(), billingAddress: z.boolean() }).strict();
 
+export const QuoteTaxLine = z
+  .object({ name: z.string(), rateBps: z.number().int().meta({ description: "Basis points (825 = 8.25%)" }), jurisdiction: z.string().meta({ description: "The country code" }), amount: money })
+  .strict()
+  .meta({ id: "QuoteTaxLine", description: "Tax on the selected lines plus priced shipping, half up" });
+
 export const QuoteRevision = z
   .object({
     id,
@@ -417,8 +422,10 @@ export const QuoteRevision = z
     collectDefault: collect.meta({ description: "What derivation alone would ask for" }),
     shippingMode: z.enum(["none", "flat", "at_checkout"]),
     shippingAmount: money.nullable(),
+    taxCountry: z.string().nullable().meta({ description: "ISO 3166-1 alpha-2: whose rate in the tax table applies; null: the table's only rate, if it has just one" }),
     subtotal: money,
     shippingTotal: money,
+    taxLines: z.array(QuoteTaxLine).meta({ description: "Live from the environment's tax table while working, frozen at issue; empty unless the environment configures tax" }),
     taxTotal: money,
     total: money,
     issuedAt: ts.nullable(),
@@ -516,6 +523,7 @@ export const BuyerQuote = z
         shippingAmount: money.nullable(),
         subtotal: money,
         shippingTotal: money,
+        taxLines: z.array(QuoteTaxLine).meta({ description: "Frozen at issue; empty unless the environment configures tax" }),
         taxTotal: money,
         total: money,
         issuedAt: ts.nullable(),

@@ -8,17 +8,16 @@
 // resumed one on the same cart with the same pinned settings).
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { CheckoutSession } from "../generated/prisma/client";
+import type { CheckoutSession, Prisma } from "../generated/prisma/client";
 import { insertSession, sessionView } from "../checkout/checkout.service";
 import { type EventTenant, recordEvent, tenantOf } from "../events/events.service";
 import { notify } from "../notifications/notifications.service";
 import { type Ctx, pgCode, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
-import { sum } from "../shared/money";
 import { nextQuoteStatus, moveQuote, type QuoteActor } from "./quote.machine";
 import { MAX_QUOTE_ITEMS } from "./quotes.inputs";
 import { queueQuoteEmails } from "./quote-emails";
-import { actorOf, buyerBaseUrl, collectOf, findQuote, quoteNotFound, quoteView, writeTenant, itemTotal, openShareToken, type QuoteFull, quoteEventData, type RevisionFull, type TenantIds } from "./quotes.service";
+import { actorOf, buyerBaseUrl, collectOf, findQuote, quoteNotFound, quoteView, writeTenant, openShareToken, type QuoteFull, quoteEventData, revisionTotals, type RevisionFull, type TenantIds } from "./quotes.service";
 
 export const itemSelectionInput = z.strictObject({
   itemId: z.string().min(1).max(100),
@@ -94,11 +93,9 @@ export function acceptedItems(rev: RevisionFull, lines: AcceptedLine[]) {
   return rev.items.map((i) => ({ ...i, selected: by.get(i.id)?.selected ?? i.selected, quantity: by.get(i.id)?.quantity ?? i.quantity }));
 }
 
+/** Tax: the issued revision's frozen rates on the accepted selection (plus priced shipping), as revisionTotals. */
 export function acceptedTotals(rev: RevisionFull, lines: AcceptedLine[]) {
-  const items = acceptedItems(rev, lines).filter((i) => i.selected);
-  const subtotal = sum(items.map((i) => itemTotal(i) ?? 0));
-  const shippingTotal = rev.shippingMode === "flat" ? (rev.shippingAmount ?? 0) : 0;
-  return { subtotal, shippingTotal, taxTotal: 0, total: subtotal + shippingTotal };
+  return revisionTotals({ ...rev, items: acceptedItems(rev, lines) });
 }
 
 type By = { kind: "buyer" } | { kind: "merchant"; actor: QuoteActor };
@@ -199,6 +196,8 @@ function result(ctx: Ctx, quote: QuoteFull, session: CheckoutSession): AcceptRes
  */
 async function materialize(tx: Ctx, q: QuoteFull, rev: RevisionFull, lines: AcceptedLine[]): Promise<CheckoutSession> {
   const items = acceptedItems(rev, lines).filter((i) => i.selected);
+  // the frozen tax on the accepted selection: the cart's tax lines, so the order's taxTotal is the quote's
+  const { taxLines } = acceptedTotals(rev, lines);
   const cartId = randomUUID();
   const at = tx.clock.now();
   await tx.db.cart.create({
@@ -215,6 +214,7 @@ async function materialize(tx: Ctx, q: QuoteFull, rev: RevisionFull, lines: Acce
         rev.shippingMode === "flat" && rev.shippingAmount
           ? { methodId: "quote_flat", displayName: "Shipping", rateAmount: rev.shippingAmount, carrier: null, serviceCode: null, estimatedDeliveryDays: null, currency: q.currency }
           : undefined,
+      taxLines: taxLines as unknown as Prisma.InputJsonValue,
       createdAt: at,
       updatedAt: at,
     },

@@ -2,7 +2,7 @@
 // and the merchant's in-app notifications: the same services and views as REST (quote-links.rest routes).
 import { compact } from "../carts/carts.schema";
 import { builder } from "../graphql/builder";
-import { pageOf } from "../graphql/shared-types";
+import { pageOf, TaxLineRef } from "../graphql/shared-types";
 import { listNotifications, markNotificationRead, type NotificationView } from "../notifications/notifications.service";
 import { acceptQuote } from "./quote-accept.service";
 import { acceptQuoteLink, addBuyerComment, type BuyerQuoteView, buyerDecline, getQuoteLink, quoteLinkPdfUrl, requestRevision, viewQuoteLink } from "./quote-links.service";
@@ -59,6 +59,7 @@ const BuyerRevisionRef = builder.objectRef<BRev>("BuyerQuoteRevision").implement
     shippingAmount: t.exposeInt("shippingAmount", { nullable: true, description: "Flat shipping, minor units" }),
     subtotal: t.exposeInt("subtotal", { description: "Selected lines, minor units" }),
     shippingTotal: t.exposeInt("shippingTotal", { description: "Minor units" }),
+    taxLines: t.field({ type: [TaxLineRef], description: "Tax frozen at issue (none unless the environment configures tax)", resolve: (r) => r.taxLines }),
     taxTotal: t.exposeInt("taxTotal", { description: "Minor units" }),
     total: t.exposeInt("total", { description: "Minor units" }),
     issuedAt: t.field({ type: "DateTime", nullable: true, description: "When it was issued", resolve: (r) => r.issuedAt }),

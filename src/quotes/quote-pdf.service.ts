@@ -11,6 +11,7 @@ import { renderPdf } from "../shared/pdf";
 import { storageFor } from "../shared/storage";
 import { acceptedItems, acceptedTotals, type AcceptedLine } from "./quote-accept.service";
 import { formatDayOrUndefined } from "./quote-emails";
+import { taxLabel } from "./quote-tax";
 import type { QuoteFull, RevisionFull } from "./quotes.service";
 import { itemTotal, revisionTotals } from "./quotes.service";
 
@@ -91,6 +92,7 @@ export function quoteDocument(q: QuoteFull, rev: RevisionFull, stamp: Stamp | nu
         body: [
           ["Subtotal", { text: money(totals.subtotal), alignment: "right" }],
           ...(totals.shippingTotal ? [["Shipping", { text: money(totals.shippingTotal), alignment: "right" as const }]] : []),
+          ...totals.taxLines.map((t) => [taxLabel(t), { text: money(t.amount), alignment: "right" as const }]),
           [{ text: "Total", bold: true }, { text: money(totals.total), alignment: "right", bold: true }],
           ...(rev.depositAmount !== null ? [["Deposit due at acceptance", { text: money(rev.depositAmount), alignment: "right" as const }]] : []),
         ],

@@ -151,6 +151,12 @@ export async function requestFormForBuyer(ctx: Ctx, formToken: string) {
 }
 export type BuyerForm = Awaited<ReturnType<typeof requestFormForBuyer>>;
 
+/** The country a cart's request is taxed in (quote-tax.ts): its shipping address's, else its billing address's. */
+function cartCountry(cart: { shippingAddress: unknown; billingAddress: unknown }): string | null {
+  const code = ((cart.shippingAddress ?? cart.billingAddress) as { countryCode?: unknown } | null)?.countryCode;
+  return typeof code === "string" && /^[A-Za-z]{2}$/.test(code) ? code.toUpperCase() : null;
+}
+
 /** Unpriced quote lines from a cart's lines: the cart's price is kept as the buyer's target only. */
 function linesFromCart(lines: { name: string; referenceId: string | null; quantity: number; unitPrice: number; type: string; requiresShipping: boolean }[]): LineItemInput[] {
   return lines.map((l) => ({
@@ -230,11 +236,13 @@ export async function submitQuoteRequest(ctx: Ctx, body: unknown): Promise<typeo
       qtyEditable: false,
     }));
     let cartId: string | null = null;
+    let taxCountry: string | null = null;
     if (input.cartId !== undefined) {
       const cart = await loadCartForCheckout(tx, input.cartId, tenant).catch((e) => {
         throw e instanceof DomainError && e.status === 404 ? errors.notFound("Cart") : e;
       });
       cartId = cart.id;
+      taxCountry = cartCountry(cart);
       lines = [...lines, ...linesFromCart(cart.lineItems)];
     }
     if (lines.length === 0 && !input.message) throw errors.validation([{ path: ["items"], message: "send items or a message (at least one is required)" }]);
@@ -252,7 +260,7 @@ export async function submitQuoteRequest(ctx: Ctx, body: unknown): Promise<typeo
         buyerReference: input.buyerReference,
         requestFormId: form.id,
         cartId,
-        revision: EMPTY_REVISION,
+        revision: { ...EMPTY_REVISION, taxCountry },
         items: lines,
         firstComment: input.message ? { body: input.message, authorType: "buyer", authorName: input.companyName ?? input.email } : null,
       },
@@ -295,7 +303,7 @@ export async function requestQuoteFromCart(ctx: Ctx, cartId: string, body: unkno
         customerEmail: email,
         buyerReference: input.buyerReference,
         cartId: cart.id,
-        revision: EMPTY_REVISION,
+        revision: { ...EMPTY_REVISION, taxCountry: cartCountry(cart) },
         items: linesFromCart(cart.lineItems),
         firstComment: input.note ? { body: input.note, authorType: "buyer", authorName: email } : null,
       },

@@ -72,6 +72,13 @@ export const revisionFields = {
   collect: collectInput.optional(),
   shippingMode: z.enum(SHIPPING_MODES).optional(),
   shippingAmount: amount.nullable().optional(),
+  /** whose rate in the environment's tax table applies (ISO 3166-1 alpha-2); null: the table's only rate, if just one */
+  taxCountry: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 country code, e.g. US")
+    .transform((c) => c.toUpperCase())
+    .nullable()
+    .optional(),
 };
 export const updateRevisionInput = z.strictObject(revisionFields);
 export type RevisionInput = z.output<typeof updateRevisionInput>;

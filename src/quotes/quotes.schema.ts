@@ -4,7 +4,7 @@ import { compact, LineItemTypeEnum, withClears } from "../carts/carts.schema";
 import type { LINE_ITEM_TYPES } from "../carts/cart-items.service";
 import { liveItem } from "../events/events.service";
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, TaxLineRef } from "../graphql/shared-types";
 import { revealed } from "../shared/secrets";
 import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
 import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
@@ -133,7 +133,13 @@ export const QuoteRevisionRef = builder.objectRef<RevisionV>("QuoteRevision").im
     shippingAmount: t.exposeInt("shippingAmount", { nullable: true, description: "Flat shipping in minor units (shippingMode flat)" }),
     subtotal: t.exposeInt("subtotal", { description: "Selected lines' totals" }),
     shippingTotal: t.exposeInt("shippingTotal", { description: "Flat shipping, else 0" }),
-    taxTotal: t.exposeInt("taxTotal", { description: "Tax (none unless the environment configures it)" }),
+    taxCountry: t.exposeString("taxCountry", { nullable: true, description: "Whose rate in the tax table applies; null: the table's only rate, if it has just one" }),
+    taxLines: t.field({
+      type: [TaxLineRef],
+      description: "Tax on the selected lines plus shipping: live from the environment's tax table while working, frozen at issue; none unless the environment configures tax",
+      resolve: (r) => r.taxLines,
+    }),
+    taxTotal: t.exposeInt("taxTotal", { description: "The tax lines' sum (none unless the environment configures tax)" }),
     total: t.exposeInt("total", { description: "subtotal + shippingTotal + taxTotal" }),
     issuedAt: t.field({ type: "DateTime", nullable: true, description: "When it was issued", resolve: (r) => r.issuedAt }),
     supersededAt: t.field({ type: "DateTime", nullable: true, description: "When a later issue replaced it", resolve: (r) => r.supersededAt }),
@@ -271,6 +277,7 @@ function revisionArgs(t: any) {
     collect: t.arg({ type: CollectInput, description: "Address overrides" }),
     shippingMode: t.arg({ type: ShippingModeEnum, description: "Whether shipping is priced" }),
     shippingAmount: t.arg.int({ description: "Flat shipping in minor units; null clears it" }),
+    taxCountry: t.arg.string({ description: "ISO 3166-1 alpha-2 country whose tax rate applies; null: the tax table's only rate, if it has just one" }),
   };
 }
 const itemsBody = (items: Record<string, unknown>[] | null | undefined) => items?.map((i) => compact(i));
@@ -352,7 +359,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true, description: quoteId }), revisionId: t.arg.id({ required: true, description: "The revision's id" }), ...revisionArgs(t) },
     resolve: (_r, { id, revisionId, ...a }, ctx) =>
       updateRevision(ctx, String(id), String(revisionId), {
-        ...withClears({ ...a, items: undefined, collect: undefined }, ["deposit", "shippingAmount"]),
+        ...withClears({ ...a, items: undefined, collect: undefined }, ["deposit", "shippingAmount", "taxCountry"]),
         ...(a.items ? { items: itemsBody(a.items as any) } : {}),
         ...(a.collect ? { collect: collectBody(a.collect as any) } : {}),
       }),

@@ -18,7 +18,9 @@ import { DomainError, errors, parseInput } from "../shared/errors";
 import { MAX_AMOUNT, percentOf, sum } from "../shared/money";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { openSecret, sealSecret } from "../shared/secrets";
+import { loadShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 import { queueQuoteEmails } from "./quote-emails";
+import { type QuoteTaxLine, revisionTaxRates, type TaxedRevision, type TaxRates, taxLinesFor, taxTotalOf } from "./quote-tax";
 import { moveQuote, nextQuoteStatus, PATCH_STATUS_ACTIONS, type QuoteActor, type QuoteStatus, QUOTE_TRANSITIONS } from "./quote.machine";
 import {
   commentInput,
@@ -42,7 +44,8 @@ export const QUOTE_INCLUDE = {
   revisions: { orderBy: { number: "asc" }, include: { items: { orderBy: { position: "asc" } } } },
   comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
 } satisfies Prisma.QuoteInclude;
-export type QuoteFull = Prisma.QuoteGetPayload<{ include: typeof QUOTE_INCLUDE }>;
+/** With the environment's tax table, which prices a working revision's tax live (quote-tax.ts). */
+export type QuoteFull = Prisma.QuoteGetPayload<{ include: typeof QUOTE_INCLUDE }> & { taxRates: TaxRates };
 export type RevisionFull = QuoteFull["revisions"][number];
 type ItemRow = RevisionFull["items"][number];
 type CommentRow = QuoteFull["comments"][number];
@@ -63,7 +66,8 @@ async function selectQuoteFull(ctx: Ctx, where: Prisma.Sql): Promise<QuoteFull |
       (SELECT coalesce(json_agg(r ORDER BY r.number), '[]'::json) FROM (
          SELECT r.*, (SELECT coalesce(json_agg(i ORDER BY i.position), '[]'::json) FROM "QuoteLineItem" i WHERE i."revisionId" = r.id) AS items
          FROM "QuoteRevision" r WHERE r."quoteId" = q.id) r) AS revisions,
-      (SELECT coalesce(json_agg(cm ORDER BY cm."createdAt", cm.id), '[]'::json) FROM "QuoteComment" cm WHERE cm."quoteId" = q.id) AS comments
+      (SELECT coalesce(json_agg(cm ORDER BY cm."createdAt", cm.id), '[]'::json) FROM "QuoteComment" cm WHERE cm."quoteId" = q.id) AS comments,
+      (SELECT st."taxRates" FROM "ShippingTaxSettings" st WHERE st."applicationId" = q."applicationId" AND st."environmentId" = q."environmentId") AS "taxRates"
     FROM "Quote" q
     LEFT JOIN "Customer" c ON c.id = q."customerId"
     JOIN "Application" a ON a.id = q."applicationId"
@@ -88,6 +92,7 @@ export function shapeQuoteRow(row: any): QuoteFull {
       updatedAt: toDate(r.updatedAt),
     })),
     comments: row.comments.map((c: any) => ({ ...c, createdAt: toDate(c.createdAt) })),
+    taxRates: row.taxRates ?? {},
   };
 }
 
@@ -134,15 +139,25 @@ export function itemTotal(i: Pick<ItemRow, "unitPrice" | "quantity">): number | 
 export interface QuoteTotals {
   subtotal: number;
   shippingTotal: number;
+  taxLines: QuoteTaxLine[];
   taxTotal: number;
   total: number;
 }
 
-/** Selected lines only (optional lines start selected); an unpriced line counts 0 until it is priced. */
-export function revisionTotals(r: { items: Pick<ItemRow, "unitPrice" | "quantity" | "selected">[]; shippingMode: string; shippingAmount: number | null }): QuoteTotals {
+/**
+ * Selected lines only (optional lines start selected); an unpriced line counts 0 until it is priced. Tax (quote-tax.ts)
+ * is on the selected lines plus priced shipping: an issued revision's frozen rates, a working revision's live ones
+ * from `rates` (the environment's tax table); a bare line list (no status) has none.
+ */
+export function revisionTotals(
+  r: { items: Pick<ItemRow, "unitPrice" | "quantity" | "selected">[]; shippingMode: string; shippingAmount: number | null } & Partial<TaxedRevision>,
+  rates?: TaxRates | null,
+): QuoteTotals {
   const subtotal = sum(r.items.filter((i) => i.selected).map((i) => itemTotal(i) ?? 0));
   const shippingTotal = r.shippingMode === "flat" ? (r.shippingAmount ?? 0) : 0;
-  return { subtotal, shippingTotal, taxTotal: 0, total: subtotal + shippingTotal };
+  const taxLines = r.status ? taxLinesFor(revisionTaxRates({ status: r.status, taxCountry: r.taxCountry ?? null, taxLines: r.taxLines }, rates), subtotal + shippingTotal) : [];
+  const taxTotal = taxTotalOf(taxLines);
+  return { subtotal, shippingTotal, taxLines, taxTotal, total: subtotal + shippingTotal + taxTotal };
 }
 
 /** What checkout asks for by derivation alone: shipping when a selected line ships or shipping is priced. */
@@ -184,7 +199,8 @@ export function itemView(i: ItemRow) {
   };
 }
 
-export function revisionView(r: RevisionFull) {
+/** `rates`: the environment's tax table, for a working revision's live tax (an issued one's is frozen). */
+export function revisionView(r: RevisionFull, rates?: TaxRates | null) {
   return {
     id: r.id,
     number: r.number,
@@ -199,7 +215,8 @@ export function revisionView(r: RevisionFull) {
     collectDefault: collectDefault(r),
     shippingMode: r.shippingMode,
     shippingAmount: r.shippingAmount,
-    ...revisionTotals(r),
+    taxCountry: r.taxCountry,
+    ...revisionTotals(r, rates),
     issuedAt: r.issuedAt?.toISOString() ?? null,
     supersededAt: r.supersededAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
@@ -252,8 +269,8 @@ export function quoteView(ctx: Ctx, q: QuoteFull) {
     declinedBy: q.declinedBy,
     internalNote: q.internalNote,
     currentRevisionId: q.currentRevisionId,
-    workingRevision: working && revisionView(working),
-    revisions: q.revisions.map(revisionView),
+    workingRevision: working && revisionView(working, q.taxRates),
+    revisions: q.revisions.map((r) => revisionView(r, q.taxRates)),
     comments: q.comments.map(commentView),
     requestFormId: q.requestFormId,
     cartId: q.cartId,
@@ -307,7 +324,7 @@ export function quoteEventData(q: QuoteFull, extra: Record<string, unknown> = {}
       createdAt: q.createdAt.toISOString(),
       updatedAt: q.updatedAt.toISOString(),
     },
-    revision: rev && revisionView(rev),
+    revision: rev && revisionView(rev, q.taxRates),
     ...extra,
   };
 }
@@ -367,6 +384,7 @@ export interface RevisionState {
   collectBilling: boolean | null;
   shippingMode: string;
   shippingAmount: number | null;
+  taxCountry: string | null;
 }
 
 export const EMPTY_REVISION: RevisionState = {
@@ -379,6 +397,7 @@ export const EMPTY_REVISION: RevisionState = {
   collectBilling: null,
   shippingMode: "none",
   shippingAmount: null,
+  taxCountry: null,
 };
 
 /** Only the state columns of a revision row. */
@@ -393,6 +412,7 @@ export function stateOf(r: RevisionState): RevisionState {
     collectBilling: r.collectBilling,
     shippingMode: r.shippingMode,
     shippingAmount: r.shippingAmount,
+    taxCountry: r.taxCountry,
   };
 }
 
@@ -421,6 +441,7 @@ export function mergeRevision(cur: RevisionState, input: RevisionInput, prefix: 
     if (input.shippingMode !== "flat" && input.shippingAmount === undefined) next.shippingAmount = null;
   }
   if (input.shippingAmount !== undefined) next.shippingAmount = input.shippingAmount;
+  if (input.taxCountry !== undefined) next.taxCountry = input.taxCountry;
   const issues: { path: (string | number)[]; message: string }[] = [];
   if (next.depositType && next.termsMode !== "deposit_balance") issues.push({ path: [...prefix, "deposit"], message: "applies to deposit_balance terms only" });
   if (next.shippingMode === "flat" && next.shippingAmount === null) issues.push({ path: [...prefix, "shippingAmount"], message: "is required when shippingMode is flat" });
@@ -579,8 +600,8 @@ export async function listQuotes(ctx: Ctx, query: unknown) {
     const contains = { contains: page.q, mode: "insensitive" as const };
     where.AND = [{ OR: [{ number: contains }, { customerEmail: contains }, { companyName: contains }, { buyerReference: contains }] }];
   }
-  const rows = await ctx.db.quote.findMany({ where, orderBy: ks.orderBy, take: ks.take, include: QUOTE_INCLUDE });
-  const result = toPage(rows, page);
+  const [rows, { taxRates }] = await Promise.all([ctx.db.quote.findMany({ where, orderBy: ks.orderBy, take: ks.take, include: QUOTE_INCLUDE }), loadShippingTaxConfig(ctx, t)]);
+  const result = toPage(rows.map((q) => ({ ...q, taxRates })), page);
   return { items: result.items.map((q) => quoteView(ctx, q)), pagination: result.pagination };
 }
 
@@ -636,7 +657,8 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
         throw new DomainError("net_terms_not_configured", 409, `${rev.termsMode} terms need an active invoice_terms connector (POST /connectors)`, { mode: rev.termsMode });
       }
     }
-    const totals = revisionTotals(rev);
+    // the working revision's live tax, frozen below with the revision (quote-tax.ts)
+    const totals = revisionTotals(rev, (await loadShippingTaxConfig(tx, t)).taxRates);
     if (totals.total > MAX_AMOUNT) throw errors.validation([{ path: ["items"], message: `The revision would total more than ${MAX_AMOUNT} minor units` }]);
     let depositAmount: number | null = null;
     if (rev.termsMode === "deposit_balance") {
@@ -650,7 +672,7 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
     if (q.currentRevisionId) {
       await tx.db.quoteRevision.updateMany({ where: { id: q.currentRevisionId, status: "issued" }, data: { status: "superseded", supersededAt: now, updatedAt: now } });
     }
-    await tx.db.quoteRevision.update({ where: { id: rev.id }, data: { status: "issued", issuedAt: now, depositAmount, updatedAt: now } });
+    await tx.db.quoteRevision.update({ where: { id: rev.id }, data: { status: "issued", issuedAt: now, depositAmount, taxLines: totals.taxLines as unknown as Prisma.InputJsonValue, updatedAt: now } });
     const expiresAt = q.expiresAt && q.expiresAt.getTime() > now.getTime() ? q.expiresAt : new Date(now.getTime() + DEFAULT_VALIDITY_MS);
     await moveQuote(tx, q, "issue", actorOf(tx.principal), { currentRevisionId: rev.id, expiresAt });
     const full = await loadQuote(tx, t, q.id);
@@ -680,7 +702,7 @@ export async function createRevision(ctx: Ctx, id: string, body?: unknown) {
       });
     }
     await tx.db.quote.updateMany({ where: { id: q.id }, data: { updatedAt: now } });
-    return revisionView((await tx.db.quoteRevision.findUniqueOrThrow({ where: { id: newId }, include: { items: { orderBy: { position: "asc" } } } })) as RevisionFull);
+    return revisionView((await tx.db.quoteRevision.findUniqueOrThrow({ where: { id: newId }, include: { items: { orderBy: { position: "asc" } } } })) as RevisionFull, (await loadShippingTaxConfig(tx, t)).taxRates);
   });
 }
 
@@ -706,7 +728,7 @@ export async function updateRevision(ctx: Ctx, id: string, revisionId: string, b
     }
     await tx.db.quoteRevision.update({ where: { id: rev.id }, data: { ...state, updatedAt: now } });
     await tx.db.quote.updateMany({ where: { id: q.id }, data: { updatedAt: now } });
-    return revisionView((await tx.db.quoteRevision.findUniqueOrThrow({ where: { id: rev.id }, include: { items: { orderBy: { position: "asc" } } } })) as RevisionFull);
+    return revisionView((await tx.db.quoteRevision.findUniqueOrThrow({ where: { id: rev.id }, include: { items: { orderBy: { position: "asc" } } } })) as RevisionFull, (await loadShippingTaxConfig(tx, t)).taxRates);
   });
 }
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "QuoteRevision" ADD COLUMN     "taxCountry" TEXT,
+ADD COLUMN     "taxLines" JSONB NOT NULL DEFAULT '[]';
