@@ -45,7 +45,7 @@ browserTest("open the link, deselect an optional line, change a quantity, accept
     },
   });
   await api("POST", `quotes/${c.body.data.id}/comments`, { key: demo.apiKey, body: { body: "Happy to help with the install.", visibility: "shared" } });
-  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(q.buyerUrl);
   expect(await page.textContent("#total")).toBe("USD 155.00");

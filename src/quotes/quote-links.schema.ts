@@ -124,10 +124,10 @@ const BuyerQuoteRef = builder.objectRef<BQ>("BuyerQuote").implement({
   }),
 });
 
-const BuyerAcceptanceRef = builder.objectRef<{ quote: BQ; checkoutUrl: string }>("BuyerQuoteAcceptance").implement({
+const BuyerAcceptanceRef = builder.objectRef<{ quote: BQ["quote"]; checkoutUrl: string }>("BuyerQuoteAcceptance").implement({
   description: "An accepted quote and where to pay",
   fields: (t) => ({
-    quote: t.field({ type: BuyerQuoteRef, description: "The quote as the buyer now sees it", resolve: (a) => a.quote }),
+    quote: t.field({ type: BuyerQuoteSummaryRef, description: "The quote itself, as the buyer sees it (status accepted)", resolve: (a) => a.quote }),
     checkoutUrl: t.exposeString("checkoutUrl", { description: "The hosted checkout of the accepted lines" }),
   }),
 });
