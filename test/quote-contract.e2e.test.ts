@@ -4,9 +4,13 @@
 // - Concurrent first downloads of a quote PDF all succeed with one and the same file.
 // - After acceptance the link read, the page and the accepted emails show what was accepted (= the order).
 // - The page's accept form redirects to a place its own CSP form-action allows, whatever Host the buyer used.
+import { mkdtempSync, readdirSync } from "node:fs";
 import http from "node:http";
+import os from "node:os";
+import path from "node:path";
 import { findJob } from "../jobs/registry";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
+import { LocalStorage, type Storage } from "../src/shared/storage";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { gqlClient } from "./helpers/gql";
 import { client } from "./helpers/http";
@@ -126,6 +130,18 @@ test("80 parallel first downloads of a quote's PDF all succeed with the same PDF
   expect(Buffer.from(bytes[0], "base64").subarray(0, 5).toString()).toBe("%PDF-");
 });
 
+test("two stores on one directory (two processes): 60 racing putIfAbsent keep exactly one file, put never shares a temporary name", async () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), "store-race-"));
+  const stores: Storage[] = [new LocalStorage(t.deps.config, root), new LocalStorage(t.deps.config, root)];
+  const won = await Promise.all(Array.from({ length: 60 }, (_, i) => stores[i % 2].putIfAbsent("quotes/q/r.pdf", Buffer.from(`render ${i}`), "application/pdf")));
+  expect(won.filter(Boolean)).toHaveLength(1);
+  const winner = won.indexOf(true);
+  for (const s of stores) expect((await s.get("quotes/q/r.pdf"))!.toString()).toBe(`render ${winner}`);
+  await Promise.all(Array.from({ length: 60 }, (_, i) => stores[i % 2].put("quotes/q/same.pdf", Buffer.from(`v${i}`), "application/pdf")));
+  expect((await stores[0].get("quotes/q/same.pdf"))!.toString()).toMatch(/^v\d+$/);
+  expect(readdirSync(path.join(root, "quotes/q")).sort()).toEqual(["r.pdf", "same.pdf"]);
+});
+
 test("after acceptance the link read (REST, GraphQL), the page and both accepted emails show the accepted lines and total, the order's", async () => {
   const { quote, revision } = await issued("accepted-surfaces@example.com");
   const [widget, gadget] = revision.items;
@@ -152,7 +168,20 @@ test("after acceptance the link read (REST, GraphQL), the page and both accepted
   expect(html).not.toContain("USD 185.00");
   expect(html).not.toContain("USD 60.00"); // the issued 4 x Widget
 
+  const sessionId = acc.body.data.checkoutUrl.split("/").pop();
+  const pay = await api("POST", `checkout-sessions/${sessionId}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa", shippingAddress: ADDRESS, billingAddress: ADDRESS } });
+  expect(pay.status).toBe(200);
+  const order = (await api("GET", `orders/${pay.body.data.orderId}`, { key: key() })).body.data;
+  expect(order.total).toBe(ACCEPTED);
+  expect(order.lineItems.map((l: any) => [l.name, l.quantity])).toEqual([["Widget", 2], ["Setup", 1]]);
+  // converted: still the accepted lines
+  expect((await api("GET", `quote-links/${quote.shareToken}`)).body.data.revision.total).toBe(ACCEPTED);
+
+  // the accepted emails, from the outbox
   await findJob("mail-dispatch")!.run({ deps: t.deps, deliveries: t.deliveries });
+  // the job renders MJML synchronously in this process: let the loop turn so that keep-alive sockets the server
+  // closed meanwhile are seen closed before the next request reuses one (else ECONNRESET under load)
+  await new Promise((r) => setTimeout(r, 200));
   const mails = await t.deps.prisma.email.findMany({ where: { quoteId: quote.id, template: { in: ["customer.quote_accepted", "admin.quote_accepted"] } } });
   expect(mails.map((m) => m.template).sort()).toEqual(["admin.quote_accepted", "customer.quote_accepted"]);
   for (const m of mails) {
@@ -162,15 +191,6 @@ test("after acceptance the link read (REST, GraphQL), the page and both accepted
     expect(m.text).toContain("Setup x 1");
     expect(m.text).not.toContain("Gadget");
   }
-
-  const sessionId = acc.body.data.checkoutUrl.split("/").pop();
-  const pay = await api("POST", `checkout-sessions/${sessionId}/complete`, { body: { paymentMethod: "card", paymentToken: "tok_visa", shippingAddress: ADDRESS, billingAddress: ADDRESS } });
-  expect(pay.status).toBe(200);
-  const order = (await api("GET", `orders/${pay.body.data.orderId}`, { key: key() })).body.data;
-  expect(order.total).toBe(ACCEPTED);
-  expect(order.lineItems.map((l: any) => [l.name, l.quantity])).toEqual([["Widget", 2], ["Setup", 1]]);
-  // converted: still the accepted lines
-  expect((await api("GET", `quote-links/${quote.shareToken}`)).body.data.revision.total).toBe(ACCEPTED);
 });
 
 /** A raw HTTP/1.1 request with the Host a proxy or a custom domain would send (fetch cannot set Host). */

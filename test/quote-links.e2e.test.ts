@@ -214,7 +214,7 @@ describe("acceptance", () => {
 
     await api("PATCH", `quotes/${quote.id}`, { key: key(), body: { expiresAt: new Date(clock.now().getTime() + 60_000).toISOString() } });
     clock.advance(61_000);
-    expectError(await accept(token, re.body.data.currentRevisionId), 410, "quote_expired");
+    expectError(await accept(token, re.body.data.quote.currentRevisionId), 410, "quote_expired");
     expectError(await api("POST", link(token, "/accept"), { body: { revisionId: rev.id } }), 422, "validation_error");
     expectError(await api("POST", link(token, "/accept"), { raw: "{not json" }), 400, "invalid_json");
   });
