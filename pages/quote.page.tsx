@@ -152,7 +152,7 @@ function QuotePage(p: { nonce: string; token: string; v: BuyerQuoteView; error?:
                   </td>
                   <td class="num unit">{money(i.unitPrice ?? 0)}</td>
                   <td class="num" data-amount>
-                    {money(i.total ?? 0)}
+                    {open || i.selected ? money(i.total ?? 0) : "—"}
                   </td>
                 </tr>
               ))}

@@ -525,7 +525,7 @@ export const BuyerQuote = z
       })
       .strict()
       .nullable()
-      .meta({ description: "The current offer (null before the first issue)" }),
+      .meta({ description: "The current offer (null before the first issue); once accepted, as accepted: the buyer's selection, quantities and totals" }),
     revisions: z.array(z.object({ id, number: z.number().int(), status: z.enum(["issued", "superseded"]), issuedAt: ts.nullable(), total: money }).strict()),
     comments: z.array(BuyerQuoteComment),
     merchant: z.object({ name: z.string(), logoUrl: z.string().nullable(), brandColor: z.string().nullable() }).strict(),
