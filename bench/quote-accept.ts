@@ -55,7 +55,7 @@ async function main() {
     const out: { token: string; revisionId: string; widgetId: string; gadgetId: string }[] = [];
     for (let i = 0; i < n; i++) {
       const c = await call("POST", "quotes", { customerEmail: `buyer${i % 50}@example.com`, items: LINES }, demo.apiKey);
-      const q = (await call("POST", `quotes/${c.data.id}/issue`, {}, demo.apiKey)).data;
+      const q = (await call("POST", `quotes/${c.data.id}/issue`, {}, demo.apiKey)).data.quote;
       const rev = q.revisions.find((r: any) => r.id === q.currentRevisionId);
       out.push({ token: q.shareToken, revisionId: rev.id, widgetId: rev.items[0].id, gadgetId: rev.items[1].id });
     }

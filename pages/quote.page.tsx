@@ -51,6 +51,11 @@ const CSS = (brand: string) => `
 
 
 
+/** The hosted checkout's path on this app (/checkout/{sessionId}) from its absolute CHECKOUT_URL address. */
+function checkoutPath(url: string) {
+  return `/checkout/${encodeURIComponent(new URL(url).pathname.split("/").pop() ?? "")}`;
+}
+
 function day(iso: string | null) {
   return iso ? formatDay(iso) : "";
 }
@@ -97,7 +102,7 @@ function QuotePage(p: { nonce: string; token: string; v: BuyerQuoteView; error?:
       {q.status === "converted" ? <p class="notice" id="converted">Thank you: your order has been placed.</p> : null}
       {q.status === "accepted" && q.checkoutUrl ? (
         <p class="notice" id="accepted">
-          You accepted this quote. <a href={q.checkoutUrl}>Continue to checkout</a>
+          You accepted this quote. <a href={checkoutPath(q.checkoutUrl)}>Continue to checkout</a>
         </p>
       ) : null}
       {q.status === "declined" ? <p class="notice" id="declined">This quote was declined.{q.declinedReason ? ` Reason: ${q.declinedReason}` : ""}</p> : null}
@@ -148,7 +153,7 @@ function QuotePage(p: { nonce: string; token: string; v: BuyerQuoteView; error?:
                   </td>
                   <td class="num unit">{money(i.unitPrice ?? 0)}</td>
                   <td class="num" data-amount>
-                    {money(i.total ?? 0)}
+                    {open || i.selected ? money(i.total ?? 0) : "—"}
                   </td>
                 </tr>
               ))}
@@ -525,7 +530,9 @@ export function quotePages(deps: Deps) {
     "/q/:token/accept",
     ...action(async (ctx, token, b) => {
       const r = await acceptQuoteLink(ctx, token, { revisionId: str(b.revisionId) ?? "", acceptedByName: str(b.acceptedByName) ?? "", ...(str(b.acceptedByEmail) ? { acceptedByEmail: str(b.acceptedByEmail) } : {}), itemSelections: selectionsFromForm(b) });
-      return r.checkoutUrl;
+      // relative: the checkout page is this app, on whatever host the buyer reached it (a proxy, a custom domain);
+      // an absolute CHECKOUT_URL on another host would be refused by the page's own CSP form-action 'self'
+      return checkoutPath(r.checkoutUrl);
     }),
   );
   r.post(

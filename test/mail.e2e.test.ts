@@ -69,7 +69,7 @@ const LINES = [{ name: "Widget", unitPrice: 1500, quantity: 2 }];
 
 async function issued(body: Record<string, unknown> = {}) {
   const c = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "mailbuyer@example.com", items: LINES, ...body } });
-  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   return q;
 }
 const emailsOf = async (quoteId: string) => t.deps.prisma.email.findMany({ where: { quoteId }, orderBy: { createdAt: "asc" } });
@@ -218,7 +218,7 @@ test("quote-expiry: the rep warned at 48 h and the buyer at 24 h, once each; exp
   // Re-issue at the same link: proposed again, reminders re-armed for the new revision.
   await api("POST", `quotes/${q.id}/revisions`, { key: demo.apiKey, body: {} });
   await api("PATCH", `quotes/${q.id}`, { key: demo.apiKey, body: { expiresAt: new Date(clock.now().getTime() + 40 * 3600_000).toISOString() } });
-  const re = (await api("POST", `quotes/${q.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const re = (await api("POST", `quotes/${q.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   expect([re.status, re.shareToken]).toEqual(["proposed", q.shareToken]);
   expect(await expiryJob()).toMatch(/1 rep and 0 buyer/);
   expect((await templates()).filter((n) => n === "admin.quote_expiring")).toHaveLength(2);

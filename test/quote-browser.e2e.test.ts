@@ -45,7 +45,7 @@ browserTest("open the link, deselect an optional line, change a quantity, accept
     },
   });
   await api("POST", `quotes/${c.body.data.id}/comments`, { key: demo.apiKey, body: { body: "Happy to help with the install.", visibility: "shared" } });
-  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(q.buyerUrl);
   expect(await page.textContent("#total")).toBe("USD 155.00");
@@ -127,4 +127,31 @@ browserTest("the hosted request form in the browser, by keyboard, and its screen
   const quotes = await api("GET", "quotes?q=kb@example.com", { key: demo.apiKey });
   expect(quotes.body.data[0]).toMatchObject({ status: "requested", companyName: "Initech" });
   await page.close();
+}, 60_000);
+
+browserTest("accepting on a host other than CHECKOUT_URL (a custom domain in front of the app) lands on the checkout", async () => {
+  const api = client(t.url);
+  const c = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "proxy@example.com", items: [{ name: "Kit", unitPrice: 4200, type: "service" }] } });
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
+  const port = new URL(t.url).port;
+  // shop.custom-domain.test resolves to the app: the buyer's address bar never shows CHECKOUT_URL's host
+  const viaProxy = await launchChromium(["--host-resolver-rules=MAP shop.custom-domain.test 127.0.0.1"]);
+  try {
+    const page = await viaProxy.newPage();
+    const refused: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy|form-action/i.test(m.text())) refused.push(m.text());
+    });
+    const origin = `http://shop.custom-domain.test:${port}`;
+    expect(new URL(t.deps.config.CHECKOUT_URL).origin).not.toBe(origin);
+    await page.goto(`${origin}/q/${q.shareToken}`);
+    await page.fill("#acceptedByName", "Pat Proxy");
+    await Promise.all([page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/, { timeout: 15_000 }), page.click("#accept")]);
+    expect(new URL(page.url()).origin).toBe(origin);
+    expect(await page.textContent("#total")).toBe("$42.00");
+    expect(refused).toEqual([]);
+    expect((await api("GET", `quotes/${q.id}`, { key: demo.apiKey })).body.data.status).toBe("accepted");
+  } finally {
+    await viaProxy.close();
+  }
 }, 60_000);

@@ -55,7 +55,7 @@ test.each([11, 23, 37, 41, 59])("seed %i: internal text never reaches a buyer su
   };
   const n = 2 + Math.floor(rand() * 4);
   for (let i = 0; i < n; i++) await comment();
-  const q = (await api("POST", `quotes/${id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   for (let i = 0; i < n; i++) await comment();
   const newNote = marker("NOTE");
   internal.push(newNote);

@@ -48,7 +48,7 @@ const LINES = [
 
 async function issued(body: Record<string, unknown> = {}) {
   const c = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "gql-buyer@example.com", items: LINES, ...body } });
-  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   return { id: q.id as string, token: q.shareToken as string, rev: q.revisions.find((r: any) => r.id === q.currentRevisionId) };
 }
 
@@ -72,8 +72,8 @@ test("a buyer's path over GraphQL: read, view, comment, accept with selections, 
     ],
   });
   expect(a.errors).toBeNull();
-  expect(a.data!.acceptQuoteLink.quote.quote.status).toBe("accepted");
-  expect(a.data!.acceptQuoteLink.quote.quote.acceptance!.items).toContainEqual({ itemId: gadget.id, selected: false, quantity: 1 });
+  expect(a.data!.acceptQuoteLink.quote.status).toBe("accepted");
+  expect(a.data!.acceptQuoteLink.quote.acceptance!.items).toContainEqual({ itemId: gadget.id, selected: false, quantity: 1 });
   const sessionId = a.data!.acceptQuoteLink.checkoutUrl.split("/").pop()!;
   const paid = await gql(CompleteCheckoutSessionDocument, { id: sessionId, paymentMethod: "card" as any, paymentToken: "tok_visa", shippingAddress: ADDRESS, billingAddress: ADDRESS });
   expect(paid.errors).toBeNull();
@@ -91,7 +91,7 @@ test("each accept-rule error in extensions.code: revision_superseded, quote_expi
   expect(codeOf(await gql(QuoteLinkDocument, { shareToken: "qt_nope" }))).toBe("not_found");
 
   await api("POST", `quotes/${id}/revisions`, { key: demo.apiKey, body: {} });
-  const re = (await api("POST", `quotes/${id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const re = (await api("POST", `quotes/${id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const sup = await acc();
   expect(codeOf(sup)).toBe("revision_superseded");
   expect(sup.errors![0].extensions!.details.currentRevisionId).toBe(re.currentRevisionId);

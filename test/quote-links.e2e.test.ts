@@ -41,7 +41,8 @@ async function issued(body: Record<string, unknown> = {}) {
   expect(c.status).toBe(201);
   const i = await api("POST", `quotes/${c.body.data.id}/issue`, { key: key(), body: {} });
   expect(i.status).toBe(200);
-  const quote = i.body.data;
+  const quote = i.body.data.quote;
+  expect(i.body.data.revision.id).toBe(quote.currentRevisionId);
   return { quote, token: quote.shareToken as string, rev: quote.revisions.find((r: any) => r.id === quote.currentRevisionId) };
 }
 const link = (token: string, suffix = "") => `quote-links/${token}${suffix}`;
@@ -157,7 +158,7 @@ describe("acceptance", () => {
     expect(r.status).toBe(200);
     const sessionId = r.body.data.checkoutUrl.split("/").pop();
     expect(r.body.data.checkoutUrl).toBe(`${t.deps.config.CHECKOUT_URL}/checkout/${sessionId}`);
-    expect(r.body.data.quote.quote).toMatchObject({ status: "accepted", acceptedRevisionId: rev.id, checkoutUrl: r.body.data.checkoutUrl, acceptance: { by: "buyer", name: "Bea Buyer", email: "bea@example.com" } });
+    expect(r.body.data.quote).toMatchObject({ status: "accepted", acceptedRevisionId: rev.id, checkoutUrl: r.body.data.checkoutUrl, acceptance: { by: "buyer", name: "Bea Buyer", email: "bea@example.com" } });
     const s = await t.deps.prisma.checkoutSession.findUniqueOrThrow({ where: { id: sessionId }, include: { cart: { include: { lineItems: { orderBy: { createdAt: "asc" } } } } } });
     expect(s).toMatchObject({ allowedMethods: ["card"], netN: null, quoteId: quote.id, depositAmount: null, collectShipping: true, collectBilling: true });
     expect(s.cart.lineItems.map((l) => [l.name, l.unitPrice, l.quantity, l.requiresShipping])).toEqual([
@@ -209,11 +210,11 @@ describe("acceptance", () => {
     const re = await api("POST", `quotes/${quote.id}/issue`, { key: key(), body: {} });
     const sup = await accept(token, rev.id);
     expectError(sup, 409, "revision_superseded");
-    expect(sup.body.error.details.currentRevisionId).toBe(re.body.data.currentRevisionId);
+    expect(sup.body.error.details.currentRevisionId).toBe(re.body.data.quote.currentRevisionId);
 
     await api("PATCH", `quotes/${quote.id}`, { key: key(), body: { expiresAt: new Date(clock.now().getTime() + 60_000).toISOString() } });
     clock.advance(61_000);
-    expectError(await accept(token, re.body.data.currentRevisionId), 410, "quote_expired");
+    expectError(await accept(token, re.body.data.quote.currentRevisionId), 410, "quote_expired");
     expectError(await api("POST", link(token, "/accept"), { body: { revisionId: rev.id } }), 422, "validation_error");
     expectError(await api("POST", link(token, "/accept"), { raw: "{not json" }), 400, "invalid_json");
   });
@@ -329,7 +330,7 @@ describe("rate limits", () => {
       const tokens: string[] = [];
       for (let i = 0; i < 2; i++) {
         const c = await la("POST", "quotes", { key: d.apiKey, body: { customerEmail: "rl@example.com", items: [{ name: "x", unitPrice: 100 }] } });
-        tokens.push((await la("POST", `quotes/${c.body.data.id}/issue`, { key: d.apiKey, body: {} })).body.data.shareToken);
+        tokens.push((await la("POST", `quotes/${c.body.data.id}/issue`, { key: d.apiKey, body: {} })).body.data.quote.shareToken);
       }
       for (let i = 0; i < 3; i++) expect((await la("GET", link(tokens[0]))).status).toBe(200);
       const byToken = await la("GET", link(tokens[0]));

@@ -33,7 +33,7 @@ async function issued() {
     },
   });
   await api("POST", `quotes/${c.body.data.id}/comments`, { key: demo.apiKey, body: { body: "COMMENT-INTERNAL-2", visibility: "internal" } });
-  return (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  return (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
 }
 const get = (path: string) => fetch(`${t.url}${path}`, { redirect: "manual" });
 const post = (path: string, fields: Record<string, string>) =>
@@ -136,9 +136,9 @@ test("the hosted request form: honeypot, fill time, items and target prices; a s
 
 test("a deposit quote's hosted checkout shows the deposit due today and the invoiced balance, and charges the deposit", async () => {
   const c = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "dep@example.com", items: [{ name: "Kit", unitPrice: 20000, type: "service" }], paymentTerms: { mode: "deposit_balance", balanceNetN: 45 }, deposit: { type: "percent", value: 25 } } });
-  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const r = await post(`/q/${q.shareToken}/accept`, { revisionId: q.currentRevisionId, acceptedByName: "Dee" });
-  const checkout = await (await get(new URL(r.headers.get("location")!).pathname)).text();
+  const checkout = await (await get(new URL(r.headers.get("location")!, t.url).pathname)).text();
   expect(checkout).toMatch(/Deposit due today<\/td><td class="num" id="deposit">\$50\.00/);
   expect(checkout).toMatch(/Balance, invoiced \(due in 45 days\)<\/td><td class="num" id="balance">\$150\.00/);
   expect(checkout).toContain("Pay the deposit of $50.00");

@@ -60,7 +60,7 @@ test("302 to a signed URL of Q-{seq}-rev{n}.pdf; the text shows the offer and no
   });
   const q0 = c.body.data;
   await api("POST", `quotes/${q0.id}/comments`, { key: demo.apiKey, body: { body: "INTERNAL-COMMENT-55", visibility: "internal" } });
-  const q = (await api("POST", `quotes/${q0.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${q0.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const first = await fetchPdf(q.shareToken);
   expect(first.bytes.subarray(0, 5).toString()).toBe("%PDF-");
   expect(first.disposition).toContain(`filename="${q.number}-rev1.pdf"`);
@@ -92,9 +92,9 @@ test("302 to a signed URL of Q-{seq}-rev{n}.pdf; the text shows the offer and no
 test("404 for a draft quote's PDF, a rotated-out link and a revision-2 name after re-issue", async () => {
   const d = (await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "pdf2@example.com", items: [{ name: "x", unitPrice: 100 }] } })).body.data;
   expect((await fetch(`${t.url}/api/v1/quote-links/${d.shareToken}/pdf`, { redirect: "manual" })).status).toBe(404);
-  const q = (await api("POST", `quotes/${d.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await api("POST", `quotes/${d.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   await api("POST", `quotes/${q.id}/revisions`, { key: demo.apiKey, body: {} });
-  const re = (await api("POST", `quotes/${q.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const re = (await api("POST", `quotes/${q.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   expect((await fetchPdf(re.shareToken)).disposition).toContain(`filename="${q.number}-rev2.pdf"`);
   const rotated = (await api("POST", `quotes/${q.id}/rotate-link`, { key: demo.apiKey, body: {} })).body.data;
   expect((await fetch(`${t.url}/api/v1/quote-links/${q.shareToken}/pdf`, { redirect: "manual" })).status).toBe(404);

@@ -102,7 +102,7 @@ describe("POST /quote-requests", () => {
     expectError(await api("POST", `quotes/${q.id}/issue`, { key: key(), body: {} }), 409, "unpriced_items");
     const items = rev.items.map((i: any) => ({ id: i.id, name: i.name, quantity: i.quantity, unitPrice: 1000, sku: i.sku, note: i.note, targetUnitPrice: i.targetUnitPrice }));
     expect((await api("PATCH", `quotes/${q.id}/revisions/${rev.id}`, { key: key(), body: { items } })).status).toBe(200);
-    expect((await api("POST", `quotes/${q.id}/issue`, { key: key(), body: {} })).body.data.status).toBe("proposed");
+    expect((await api("POST", `quotes/${q.id}/issue`, { key: key(), body: {} })).body.data.quote.status).toBe("proposed");
   });
 
   test("the honeypot's answer is the real answer (status, body) and nothing is created", async () => {

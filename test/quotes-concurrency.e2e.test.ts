@@ -71,7 +71,7 @@ pgTest("20 parallel buyer accepts of one revision split across two processes: on
   const demo = await a.bootstrap();
   const apis = [client(a.url), client(b.url)];
   const c = await apis[0]("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "race@example.com", items: [{ name: "x", unitPrice: 100, quantity: 2 }] } });
-  const q = (await apis[0]("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+  const q = (await apis[0]("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const answers = await Promise.all(
     Array.from({ length: 20 }, (_, i) => apis[i % 2]("POST", `quote-links/${q.shareToken}/accept`, { body: { revisionId: q.currentRevisionId, acceptedByName: "Racer" } })),
   );

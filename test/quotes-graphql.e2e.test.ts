@@ -48,7 +48,8 @@ test("create, issue, re-issue and read over GraphQL; the read equals the REST re
   const q = c.data!.createQuote;
   expect(q).toMatchObject({ status: "draft", source: "api", internalNote: "note", workingRevision: { number: 1, status: "working", paymentTerms: { mode: "net_terms", netN: 30 }, collectBilling: false } });
   const issued = await gql(IssueQuoteDocument, { id: q.id }, cred());
-  expect(issued.data!.issueQuote).toMatchObject({ status: "proposed", currentRevisionId: q.workingRevision!.id, workingRevision: null });
+  expect(issued.data!.issueQuote.quote).toMatchObject({ status: "proposed", currentRevisionId: q.workingRevision!.id, workingRevision: null });
+  expect(issued.data!.issueQuote.revision).toMatchObject({ id: q.workingRevision!.id, status: "issued" });
   const rev2 = (await gql(CreateQuoteRevisionDocument, { id: q.id }, cred())).data!.createQuoteRevision;
   expect(rev2).toMatchObject({ number: 2, status: "working" });
   const edited = await gql(UpdateQuoteRevisionDocument, { id: q.id, revisionId: rev2.id, items: [{ id: rev2.items[0].id, name: "Line 1", unitPrice: 999 }], shippingMode: "flat", shippingAmount: 500 }, cred());

@@ -33,7 +33,7 @@ async function issued(body: Record<string, unknown> = {}) {
   const q = await newQuote(body);
   const r = await api("POST", `quotes/${q.id}/issue`, { key: key(), body: {} });
   expect(r.status).toBe(200);
-  return r.body.data;
+  return r.body.data.quote;
 }
 function expectError(r: { status: number; body: any }, status: number, code: string, path?: (string | number)[]) {
   expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status, code });
@@ -154,7 +154,8 @@ describe("issuing", () => {
     const before = Date.now();
     const r = await api("POST", `quotes/${q.id}/issue`, { key: key(), body: {} });
     expect(r.status).toBe(200);
-    const d = r.body.data;
+    const d = r.body.data.quote;
+    expect(r.body.data.revision).toEqual(d.revisions.find((x: any) => x.id === d.currentRevisionId));
     expect(d.status).toBe("proposed");
     expect(d.workingRevision).toBeNull();
     expect(d.currentRevisionId).toBe(q.workingRevision.id);
@@ -204,10 +205,11 @@ describe("issuing", () => {
     expectError(await api("PATCH", `quotes/${q.id}/revisions/${rev2.id}`, { key: key(), body: { items: [{ id: rev1.items[0].id, name: "x", unitPrice: 1 }] } }), 422, "validation_error", ["items", 0, "id"]);
     const re = await api("POST", `quotes/${q.id}/issue`, { key: key(), body: {} });
     expect(re.status).toBe(200);
-    expect(re.body.data).toMatchObject({ status: "proposed", currentRevisionId: rev2.id, shareToken: q.shareToken });
-    expect(re.body.data.revisions.map((r: any) => [r.number, r.status])).toEqual([[1, "superseded"], [2, "issued"]]);
+    expect(re.body.data.quote).toMatchObject({ status: "proposed", currentRevisionId: rev2.id, shareToken: q.shareToken });
+    expect(re.body.data.revision).toMatchObject({ id: rev2.id, number: 2, status: "issued" });
+    expect(re.body.data.quote.revisions.map((r: any) => [r.number, r.status])).toEqual([[1, "superseded"], [2, "issued"]]);
     const { supersededAt: _s, status: _st, updatedAt: _u, ...frozen } = JSON.parse(snapshot);
-    const { supersededAt, status: _st2, updatedAt: _u2, ...after } = re.body.data.revisions[0];
+    const { supersededAt, status: _st2, updatedAt: _u2, ...after } = re.body.data.quote.revisions[0];
     expect(after).toEqual(frozen);
     expect(supersededAt).not.toBeNull();
     expect((await quoteEvents(q.id)).map((e) => e.type)).toEqual(["quote.proposed", "quote.proposed"]);
@@ -256,7 +258,7 @@ describe("the transition table", () => {
       const r = await move.call(q.id);
       const allowed = move.action !== null && (QUOTE_TRANSITIONS[move.action].from as readonly string[]).includes(from);
       if (allowed) {
-        expect({ move: move.name, status: r.status, to: r.body.data?.status }).toEqual({ move: move.name, status: 200, to: move.to });
+        expect({ move: move.name, status: r.status, to: (move.name === "issue" ? r.body.data?.quote : r.body.data)?.status }).toEqual({ move: move.name, status: 200, to: move.to });
         const history = await t.deps.prisma.quoteStatusHistory.findMany({ where: { quoteId: q.id }, orderBy: { createdAt: "asc" } });
         expect(history.at(-1)).toMatchObject({ fromStatus: from, toStatus: move.to, action: move.action, actorType: "integration" });
       } else {

@@ -234,7 +234,7 @@ describe("quote deposit terms", () => {
   test("the balance invoice gets the next INV number and its email when the deposit is paid; the deposit gets a receipt; its PDF shows the deposit paid", async () => {
     const c = await api("POST", "quotes", { key: demo.apiKey, body: { customerEmail: "dep@example.com", items: [{ name: "Kit", unitPrice: 20000, type: "service" }], paymentTerms: { mode: "deposit_balance", balanceNetN: 45 }, deposit: { type: "percent", value: 25 } } });
     expect(c.status).toBe(201);
-    const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data;
+    const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
     const acc = await api("POST", `quote-links/${q.shareToken}/accept`, { body: { revisionId: q.currentRevisionId, acceptedByName: "Dee" } });
     expect(acc.status).toBe(200);
     const before = await t.deps.prisma.documentCounter.findUnique({ where: { applicationId_environmentId_name: { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id, name: "invoice" } } });

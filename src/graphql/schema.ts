@@ -23,6 +23,7 @@ import "../subscriptions/subscriptions.schema";
 import "../fulfillments/fulfillments.schema";
 import "../quotes/quotes.schema";
 import "../quotes/quote-links.schema";
+import "../quotes/quote-issue.schema";
 import "../mail/mail.schema";
 import "../wallet/wallet.schema";
 import "../imports/imports.schema";

@@ -87,7 +87,7 @@ export const EMAIL_TEMPLATES = {
     description: "To the buyer when the quote is accepted",
     subject: "You accepted quote {{quoteNumber}}",
     heading: "Thanks for accepting",
-    body: "You accepted revision {{revisionNumber}} of {{quoteNumber}} ({{total}}). Complete the checkout to place your order.",
+    body: "You accepted revision {{revisionNumber}} of {{quoteNumber}}: {{acceptedItems}} ({{total}}). Complete the checkout to place your order.",
     ctaLabel: "Complete checkout",
     cta: "checkoutUrl",
   },
@@ -96,7 +96,7 @@ export const EMAIL_TEMPLATES = {
     description: "To the merchant team when the quote is accepted",
     subject: "{{quoteNumber}} accepted by {{acceptedBy}}",
     heading: "Quote accepted",
-    body: "{{acceptedBy}} accepted revision {{revisionNumber}} of {{quoteNumber}} ({{total}}); checkout has started.",
+    body: "{{acceptedBy}} accepted revision {{revisionNumber}} of {{quoteNumber}}: {{acceptedItems}} ({{total}}); checkout has started.",
     ctaLabel: null,
     cta: null,
   },
@@ -227,6 +227,8 @@ export interface EmailVars {
   reason?: string;
   message?: string;
   acceptedBy?: string;
+  /** the accepted lines, "Widget x 2, Setup x 1" (accepted emails) */
+  acceptedItems?: string;
   quoteUrl?: string;
   checkoutUrl?: string;
   // payments and invoices
@@ -246,7 +248,7 @@ export interface EmailVars {
   // extensions
   extensionName?: string;
 }
-export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "quoteUrl", "checkoutUrl",
+export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "acceptedItems", "quoteUrl", "checkoutUrl",
   "amount", "orderId", "paymentMethod", "paidAt", "invoiceNumber", "dueDate", "invoiceUrl", "workspaceName", "inviterEmail", "inviteeEmail", "inviteUrl", "handoffToken", "extensionName"];
 
 export interface Brand {
@@ -268,6 +270,7 @@ export const SAMPLE_VARS: EmailVars = {
   reason: "We no longer stock this item.",
   message: "Could you do Net 60?",
   acceptedBy: "Bea Buyer",
+  acceptedItems: "Industrial widget x 3, On-site setup x 1",
   quoteUrl: "https://checkout.example.com/q/qt_sample",
   checkoutUrl: "https://checkout.example.com/checkout/sample",
   amount: "USD 1,550.00",

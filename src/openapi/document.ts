@@ -225,7 +225,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("get", "/quotes", { tag: "quotes", summary: "Quotes, newest first", query: pageQuery.extend(quoteListFilters), ok: [200, S.Quote, "page"] });
   r("get", "/quotes/{id}", { tag: "quotes", summary: "A quote: revisions, items, comments (internal too), the buyer link", params: id, ok: [200, S.Quote] });
   r("patch", "/quotes/{id}", { tag: "quotes", summary: "Decline, review or archive; reference, expiry, internal note (null clears)", params: id, body: updateQuoteInput, ok: [200, S.Quote] });
-  r("post", "/quotes/{id}/issue", { tag: "quotes", summary: "Issue the working revision (409 empty_revision, unpriced_items, net_terms_not_configured)", params: id, body: issueQuoteInput, ok: [200, S.Quote] });
+  r("post", "/quotes/{id}/issue", { tag: "quotes", summary: "Issue the working revision (409 empty_revision, unpriced_items, net_terms_not_configured)", params: id, body: issueQuoteInput, ok: [200, S.QuoteIssue] });
   r("post", "/quotes/{id}/revisions", { tag: "quotes", summary: "A working revision cloned from the issued one (409 working_revision_exists)", params: id, ok: [201, S.QuoteRevision] });
   r("patch", "/quotes/{id}/revisions/{revisionId}", { tag: "quotes", summary: "Edit the working revision (409 revision_not_editable)", params: { id: "Quote", revisionId: "Revision" }, body: updateRevisionInput, ok: [200, S.QuoteRevision] });
   r("post", "/quotes/{id}/comments", { tag: "quotes", summary: "A shared or internal comment", params: id, body: commentInput, ok: [201, S.QuoteComment] });

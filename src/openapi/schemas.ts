@@ -495,22 +495,25 @@ export const BuyerQuoteComment = z
   .strict()
   .meta({ id: "BuyerQuoteComment" });
 
+const BuyerQuoteSummary = z
+  .object({
+    number: z.string(),
+    status: Quote.shape.status,
+    currency: z.string(),
+    expiresAt: ts.nullable(),
+    buyerReference: z.string().nullable(),
+    declinedReason: z.string().nullable().meta({ description: "The merchant's reason when the merchant declined" }),
+    acceptedRevisionId: id.nullable(),
+    acceptedAt: ts.nullable(),
+    acceptance: QuoteAcceptanceRecord.nullable(),
+    checkoutUrl: z.string().nullable().meta({ description: "While accepted: the checkout to pay" }),
+  })
+  .strict()
+  .meta({ id: "BuyerQuoteSummary", description: "The quote's own fields as the buyer sees them" });
+
 export const BuyerQuote = z
   .object({
-    quote: z
-      .object({
-        number: z.string(),
-        status: Quote.shape.status,
-        currency: z.string(),
-        expiresAt: ts.nullable(),
-        buyerReference: z.string().nullable(),
-        declinedReason: z.string().nullable().meta({ description: "The merchant's reason when the merchant declined" }),
-        acceptedRevisionId: id.nullable(),
-        acceptedAt: ts.nullable(),
-        acceptance: QuoteAcceptanceRecord.nullable(),
-        checkoutUrl: z.string().nullable().meta({ description: "While accepted: the checkout to pay" }),
-      })
-      .strict(),
+    quote: BuyerQuoteSummary,
     revision: z
       .object({
         id,
@@ -530,7 +533,7 @@ export const BuyerQuote = z
       })
       .strict()
       .nullable()
-      .meta({ description: "The current offer (null before the first issue)" }),
+      .meta({ description: "The current offer (null before the first issue); once accepted, as accepted: the buyer's selection, quantities and totals" }),
     revisions: z.array(z.object({ id, number: z.number().int(), status: z.enum(["issued", "superseded"]), issuedAt: ts.nullable(), total: money }).strict()),
     comments: z.array(BuyerQuoteComment),
     merchant: z.object({ name: z.string(), logoUrl: z.string().nullable(), brandColor: z.string().nullable() }).strict(),
@@ -539,7 +542,15 @@ export const BuyerQuote = z
   .strict()
   .meta({ id: "BuyerQuote", description: "What the buyer link shows: never internal comments or notes, the working revision or target prices" });
 
-export const BuyerQuoteAcceptance = z.object({ quote: BuyerQuote, checkoutUrl: z.string() }).strict().meta({ id: "BuyerQuoteAcceptance" });
+export const BuyerQuoteAcceptance = z
+  .object({ quote: BuyerQuoteSummary, checkoutUrl: z.string() })
+  .strict()
+  .meta({ id: "BuyerQuoteAcceptance", description: "The quote itself as the buyer sees it (status accepted) and where to pay" });
+
+export const QuoteIssue = z
+  .object({ quote: Quote, revision: QuoteRevision })
+  .strict()
+  .meta({ id: "QuoteIssue", description: "The issued quote (merchant view; shareToken is the buyer's link) and the revision just issued" });
 
 export const Notification = z
   .object({

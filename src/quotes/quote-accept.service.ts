@@ -17,6 +17,7 @@ import { DomainError, parseInput } from "../shared/errors";
 import { nextQuoteStatus, moveQuote, type QuoteActor } from "./quote.machine";
 import { MAX_QUOTE_ITEMS } from "./quotes.inputs";
 import { queueQuoteEmails } from "./quote-emails";
+import { type AcceptedLine, acceptedItems } from "./quote-accepted";
 import { actorOf, buyerBaseUrl, collectOf, findQuote, quoteNotFound, quoteView, writeTenant, openShareToken, type QuoteFull, quoteEventData, revisionTotals, type RevisionFull, type TenantIds } from "./quotes.service";
 
 export const itemSelectionInput = z.strictObject({
@@ -39,11 +40,7 @@ export const acceptInput = z.strictObject({
 export const repAcceptInput = acceptInput.extend({ reason: z.string().trim().max(2000).optional() });
 export type AcceptInput = z.output<typeof repAcceptInput>;
 
-export interface AcceptedLine {
-  itemId: string;
-  selected: boolean;
-  quantity: number;
-}
+export { type AcceptedLine, acceptedItems } from "./quote-accepted";
 
 /** Payment methods a revision's terms allow at checkout (decisions.md part 3). */
 export function allowedMethodsFor(termsMode: string): string[] {
@@ -85,12 +82,6 @@ export function applySelections(rev: RevisionFull, selections: AcceptInput["item
     }
   }
   return lines;
-}
-
-/** The revision's lines as accepted: the same rules as revisionTotals, on the chosen selection and quantities. */
-export function acceptedItems(rev: RevisionFull, lines: AcceptedLine[]) {
-  const by = new Map(lines.map((l) => [l.itemId, l]));
-  return rev.items.map((i) => ({ ...i, selected: by.get(i.id)?.selected ?? i.selected, quantity: by.get(i.id)?.quantity ?? i.quantity }));
 }
 
 /** Tax: the issued revision's frozen rates on the accepted selection (plus priced shipping), as revisionTotals. */

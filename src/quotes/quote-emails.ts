@@ -5,6 +5,7 @@ import type { TemplateName } from "../mail/templates";
 import type { Ctx } from "../shared/context";
 import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";
+import { acceptedItemsText, asAccepted } from "./quote-accepted";
 import { buyerBaseUrl, openShareToken, type QuoteFull, revisionTotals } from "./quotes.service";
 
 export function formatDayOrUndefined(d: Date | null): string | undefined {
@@ -28,7 +29,9 @@ export function queueQuoteEmails(tx: Ctx, q: QuoteFull, templates: TemplateName[
     merchantName: q.application.name,
     customerEmail: q.customerEmail,
     revisionNumber: rev ? String(rev.number) : undefined,
-    total: rev ? formatMoney(revisionTotals(rev).total, q.currency) : undefined,
+    // after acceptance: what was accepted (selection, quantities, total), the checkout's and the order's amounts
+    total: rev ? formatMoney(revisionTotals(asAccepted(q, rev)).total, q.currency) : undefined,
+    acceptedItems: rev ? acceptedItemsText(q, rev) : undefined,
     expiresAt: formatDayOrUndefined(q.expiresAt),
     quoteUrl: `${buyerBaseUrl(tx, q.application.settings)}/q/${openShareToken(tx, q)}`,
     ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== null && v !== undefined)),

@@ -24,10 +24,10 @@ const BuyerItemRef = builder.objectRef<BRev["items"][number]>("BuyerQuoteLineIte
     name: t.exposeString("name", { description: "What is offered" }),
     description: t.exposeString("description", { nullable: true, description: "Longer text under the name" }),
     unitPrice: t.exposeInt("unitPrice", { nullable: true, description: "Price of one unit, minor units" }),
-    quantity: t.exposeInt("quantity", { description: "Units offered" }),
+    quantity: t.exposeInt("quantity", { description: "Units offered (once accepted: the quantity accepted)" }),
     type: t.field({ type: LineItemTypeEnum, description: "What the line sells", resolve: (i) => i.type as (typeof LINE_ITEM_TYPES)[number] }),
     optional: t.exposeBoolean("optional", { description: "May be deselected at acceptance" }),
-    selected: t.exposeBoolean("selected", { description: "Selected by default" }),
+    selected: t.exposeBoolean("selected", { description: "Selected by default (once accepted: whether the buyer kept it)" }),
     qtyEditable: t.exposeBoolean("qtyEditable", { description: "The buyer may change the quantity at acceptance" }),
     sku: t.exposeString("sku", { nullable: true, description: "Stock keeping unit" }),
     referenceId: t.exposeString("referenceId", { nullable: true, description: "The merchant's product id" }),
@@ -47,7 +47,7 @@ const BuyerTermsRef = builder.objectRef<BRev["paymentTerms"]>("BuyerQuotePayment
 });
 
 const BuyerRevisionRef = builder.objectRef<BRev>("BuyerQuoteRevision").implement({
-  description: "The current offer",
+  description: "The current offer; once accepted, as accepted (the buyer's selection, quantities and totals)",
   fields: (t) => ({
     id: t.exposeID("id", { description: "The revision; accepting names it" }),
     number: t.exposeInt("number", { description: "1, 2, 3... per quote" }),
@@ -125,10 +125,10 @@ const BuyerQuoteRef = builder.objectRef<BQ>("BuyerQuote").implement({
   }),
 });
 
-const BuyerAcceptanceRef = builder.objectRef<{ quote: BQ; checkoutUrl: string }>("BuyerQuoteAcceptance").implement({
+const BuyerAcceptanceRef = builder.objectRef<{ quote: BQ["quote"]; checkoutUrl: string }>("BuyerQuoteAcceptance").implement({
   description: "An accepted quote and where to pay",
   fields: (t) => ({
-    quote: t.field({ type: BuyerQuoteRef, description: "The quote as the buyer now sees it", resolve: (a) => a.quote }),
+    quote: t.field({ type: BuyerQuoteSummaryRef, description: "The quote itself, as the buyer sees it (status accepted)", resolve: (a) => a.quote }),
     checkoutUrl: t.exposeString("checkoutUrl", { description: "The hosted checkout of the accepted lines" }),
   }),
 });

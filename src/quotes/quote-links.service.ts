@@ -9,6 +9,7 @@ import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { sha256Hex } from "../shared/crypto";
 import { acceptInput, acceptQuoteCore } from "./quote-accept.service";
+import { asAccepted } from "./quote-accepted";
 import { queueQuoteEmails } from "./quote-emails";
 import { moveQuote } from "./quote.machine";
 import { quotePdfUrl } from "./quote-pdf.service";
@@ -69,8 +70,9 @@ function buyerRevisionView(r: RevisionFull) {
 }
 
 /**
- * The buyer read (decisions.md part 3), built field by field: the current issued revision, the issued history,
- * shared comments only, the merchant's branding, the PDF link. Never the working revision or internal material.
+ * The buyer read (decisions.md part 3), built field by field: the current issued revision (as accepted, once it is),
+ * the issued history, shared comments only, the merchant's branding, the PDF link. Never the working revision or
+ * internal material.
  */
 export function buyerQuoteView(ctx: Ctx, q: QuoteFull, token: string) {
   const settings = (q.application.settings ?? {}) as { logoUrl?: string; brandColor?: string };
@@ -89,8 +91,11 @@ export function buyerQuoteView(ctx: Ctx, q: QuoteFull, token: string) {
       acceptance: acceptanceView(q, false),
       checkoutUrl: q.checkoutSessionId && q.status === "accepted" ? `${ctx.deps.config.CHECKOUT_URL}/checkout/${q.checkoutSessionId}` : null,
     },
-    revision: current && buyerRevisionView(current),
-    revisions: q.revisions.filter((r) => r.status !== "working").map((r) => ({ id: r.id, number: r.number, status: r.status, issuedAt: r.issuedAt?.toISOString() ?? null, total: revisionTotals(r).total })),
+    // once accepted, the accepted revision reads as accepted: the buyer's selection, quantities and totals
+    revision: current && buyerRevisionView(asAccepted(q, current)),
+    revisions: q.revisions
+      .filter((r) => r.status !== "working")
+      .map((r) => ({ id: r.id, number: r.number, status: r.status, issuedAt: r.issuedAt?.toISOString() ?? null, total: revisionTotals(asAccepted(q, r)).total })),
     comments: q.comments
       .filter((c) => c.visibility === "shared")
       .map((c) => ({ id: c.id, authorType: c.authorType, authorName: c.authorName, body: c.body, createdAt: c.createdAt.toISOString() })),
@@ -208,10 +213,10 @@ export async function quoteLinkPdfUrl(ctx: Ctx, token: string): Promise<string> 
   return quotePdfUrl(ctx, q);
 }
 
-/** POST /quote-links/{token}/accept -> { quote (buyer view), checkoutUrl } */
+/** POST /quote-links/{token}/accept -> { quote (the quote itself, the buyer-allowed fields: number, status...), checkoutUrl } */
 export async function acceptQuoteLink(ctx: Ctx, token: string, body: unknown) {
   const input = parseInput(acceptInput, body);
   const q0 = await openLink(ctx, token);
   const r = await acceptQuoteCore(ctx, tenantOfQuote(q0), q0.id, input, { kind: "buyer" });
-  return { quote: buyerQuoteView(ctx, r.quote, token), checkoutUrl: r.checkoutUrl };
+  return { quote: buyerQuoteView(ctx, r.quote, token).quote, checkoutUrl: r.checkoutUrl };
 }

@@ -8,7 +8,7 @@ import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { formatMoney } from "../shared/money";
 import { renderPdf } from "../shared/pdf";
-import { storageFor } from "../shared/storage";
+import { type Storage, storageFor } from "../shared/storage";
 import { acceptedItems, acceptedTotals, type AcceptedLine } from "./quote-accept.service";
 import { formatDayOrUndefined } from "./quote-emails";
 import { taxLabel } from "./quote-tax";
@@ -141,6 +141,25 @@ export async function renderQuotePdf(q: QuoteFull, rev: RevisionFull, stamp: Sta
   return renderPdf(quoteDocument(q, rev, stamp));
 }
 
+const rendering = new WeakMap<Storage, Map<string, Promise<void>>>();
+
+/**
+ * Renders and stores `key` once: concurrent first downloads in this process wait for the one rendering, and across
+ * processes the first file stored wins (putIfAbsent); a loser's bytes are dropped, so every URL serves one file.
+ */
+async function renderOnce(storage: Storage, key: string, render: () => Promise<Buffer>): Promise<void> {
+  let inFlight = rendering.get(storage);
+  if (!inFlight) rendering.set(storage, (inFlight = new Map()));
+  let p = inFlight.get(key);
+  if (!p) {
+    p = (async () => {
+      await storage.putIfAbsent(key, await render(), "application/pdf");
+    })().finally(() => inFlight.delete(key));
+    inFlight.set(key, p);
+  }
+  await p;
+}
+
 /**
  * The PDF of the quote's current offer, from the cache or rendered now, as a signed URL: the stamped rendering when
  * the quote was accepted for that revision.
@@ -153,6 +172,6 @@ export async function quotePdfUrl(ctx: Ctx, q: QuoteFull): Promise<string> {
   const filename = pdfName(q, rev);
   const key = `quotes/${q.id}/${rev.id}${stamp ? "-accepted" : ""}.pdf`;
   const storage = storageFor(ctx.deps.config);
-  if (!(await storage.get(key))) await storage.put(key, await renderQuotePdf(q, rev, stamp), "application/pdf");
+  if ((await storage.size(key)) === null) await renderOnce(storage, key, () => renderQuotePdf(q, rev, stamp));
   return storage.signedUrl(key, { filename, contentType: "application/pdf", ttlSeconds: PDF_URL_TTL_SECONDS, now: ctx.clock.now() });
 }

@@ -9,7 +9,7 @@ import { revealed } from "../shared/secrets";
 import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
 import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
 import type { COMMENT_VISIBILITIES, DELIVERY_METHODS, DEPOSIT_TYPES, SHIPPING_MODES, TERMS_MODES } from "./quotes.inputs";
-import { addComment, createQuote, createRevision, getQuote, issueQuote, listQuotes, type QuoteView, rotateLink, subscribeQuoteUpdates, updateQuote, updateRevision } from "./quotes.service";
+import { addComment, createQuote, createRevision, getQuote, listQuotes, type QuoteView, rotateLink, subscribeQuoteUpdates, updateQuote, updateRevision } from "./quotes.service";
 
 type RevisionV = QuoteView["revisions"][number];
 type ItemV = RevisionV["items"][number];
@@ -337,13 +337,6 @@ builder.mutationFields((t) => ({
     },
     resolve: (_r, { id, ...a }, ctx) =>
       updateQuote(ctx, String(id), withClears({ ...a, expiresAt: a.expiresAt ? new Date(a.expiresAt as any).toISOString() : a.expiresAt }, ["buyerReference", "expiresAt", "internalNote"])),
-  }),
-  issueQuote: t.field({
-    type: QuoteRef,
-    description: "Freezes the working revision and offers it at the buyer link (409 empty_revision, unpriced_items, net_terms_not_configured)",
-    authScopes: { scope: "quotes:write" },
-    args: { id: t.arg.id({ required: true, description: quoteId }) },
-    resolve: (_r, a, ctx) => issueQuote(ctx, String(a.id), {}),
   }),
   createQuoteRevision: t.field({
     type: QuoteRevisionRef,

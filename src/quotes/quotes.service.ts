@@ -638,6 +638,7 @@ export async function updateQuote(ctx: Ctx, id: string, body: unknown) {
 /** Thirty days after issue when the quote has no future expiry of its own (decisions.md part 3). */
 const DEFAULT_VALIDITY_MS = 30 * 24 * 3600 * 1000;
 
+/** POST /quotes/{id}/issue -> { quote (merchant view, with shareToken), revision (the one just issued) } */
 export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
   const t = writeTenant(ctx);
   parseInput(issueQuoteInput, body ?? {});
@@ -678,7 +679,7 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
     const full = await loadQuote(tx, t, q.id);
     const ev = await recordEvent(tx, principalEventTenant(tx), "quote.proposed", quoteEventData(full, { revisionId: rev.id, supersededRevisionId: q.currentRevisionId }));
     queueQuoteEmails(tx, full, ["customer.quote_proposed"], ev.id);
-    return quoteView(tx, full);
+    return { quote: quoteView(tx, full), revision: revisionView(full.revisions.find((r) => r.id === rev.id)!) };
   });
 }
 

@@ -4,8 +4,9 @@
 //
 // A URL's token is a signed token (shared/signed-token.ts, purpose "download.v1") carrying the key, filename and
 // content type; an expired or altered token is 404 (nothing says which).
+import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -14,6 +15,8 @@ import { signToken, verifyToken } from "./signed-token";
 
 export interface Storage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** Stores `bytes` at `key` unless something is there already: true when this call stored them (first writer wins). */
+  putIfAbsent(key: string, bytes: Buffer, contentType: string): Promise<boolean>;
   get(key: string): Promise<Buffer | null>;
   /** Streams `source` into `key` without holding it in memory; rejects with StorageLimitError past maxBytes (nothing stored). Returns the bytes written. */
   putStream(key: string, source: Readable, maxBytes: number): Promise<number>;
@@ -65,12 +68,38 @@ export class LocalStorage implements Storage {
     return path.join(this.root, key);
   }
 
+  /** A temporary name beside `f` that no other write (this process or another) can share. */
+  private tmp(f: string) {
+    return `${f}.${process.pid}.${randomUUID()}.tmp`;
+  }
+
   async put(key: string, bytes: Buffer): Promise<void> {
     const f = this.file(key);
     await mkdir(path.dirname(f), { recursive: true });
-    const tmp = `${f}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, f); // readers see the whole file or none
+    const tmp = this.tmp(f);
+    try {
+      await writeFile(tmp, bytes);
+      await rename(tmp, f); // readers see the whole file or none
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async putIfAbsent(key: string, bytes: Buffer): Promise<boolean> {
+    const f = this.file(key);
+    await mkdir(path.dirname(f), { recursive: true });
+    const tmp = this.tmp(f);
+    try {
+      await writeFile(tmp, bytes);
+      await link(tmp, f); // atomic, and refuses (EEXIST) when another writer got there first; readers see all or none
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw e;
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
   }
 
   async get(key: string): Promise<Buffer | null> {
@@ -85,7 +114,7 @@ export class LocalStorage implements Storage {
   async putStream(key: string, source: Readable, maxBytes: number): Promise<number> {
     const f = this.file(key);
     await mkdir(path.dirname(f), { recursive: true });
-    const tmp = `${f}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`;
+    const tmp = this.tmp(f);
     let bytes = 0;
     const count = new Transform({
       transform(chunk: Buffer, _enc, done) {
