@@ -6,6 +6,7 @@ import type { Page } from "../shared/pagination";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 import { limitHeaders } from "../shared/rate-limit";
 import { randomToken } from "../shared/crypto";
+import { redactSecrets } from "../shared/secrets";
 import { RAW_UPLOAD_PATHS } from "../extensions/client-routes";
 
 export function ctxOf(req: Request): Ctx {
@@ -94,7 +95,7 @@ export function rejectDeepBodies(req: Request, _res: Response, next: NextFunctio
 export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction) {
   if (res.headersSent) return next(err);
   const de = toDomainError(err);
-  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${res.locals.requestId ?? "-"} ${req.method} ${req.originalUrl}`, err);
+  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${res.locals.requestId ?? "-"} ${req.method} ${redactSecrets(req.originalUrl)}`, err);
   if (de.code === "rate_limited") {
     const ctx = res.locals.ctx as Ctx | undefined;
     if (ctx?.rate) ctx.rate.state = null; // the refused bucket speaks for this response, not an earlier one

@@ -10,6 +10,7 @@ import type { Ctx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { errors, parseInput } from "../shared/errors";
 import { isUuid } from "../shared/ids";
+import { revealOnce } from "../shared/secrets";
 
 export const PM_TOKEN_HEADER = "x-service-pm-token";
 const TTL_MS = 30 * 60_000;
@@ -55,12 +56,13 @@ export async function mintClientToken(ctx: Ctx, body: unknown) {
   await ctx.db.pmToken.create({
     data: { tokenHash: sha256Hex(token), applicationId: t.applicationId, environmentId: t.environmentId, customerId: customer.id, subscriptionId, expiresAt },
   });
+  // The token is a credential, and the update-card URL carries it: both are shown once (null on a replay).
   return {
-    token,
+    token: revealOnce(token),
     expiresAt: expiresAt.toISOString(),
     customerId: customer.id,
     subscriptionId,
-    updateCardUrl: subscriptionId ? `${ctx.deps.config.CHECKOUT_URL}/billing/${token}` : null,
+    updateCardUrl: subscriptionId ? revealOnce(`${ctx.deps.config.CHECKOUT_URL}/billing/${token}`) : null,
   };
 }
 
