@@ -6,11 +6,10 @@
 // vault flow. Every action is a plain form POST back to this page (then 303 back: no JavaScript needed). Thin: the
 // wallet services do the work; no SQL here.
 import express, { Router, type Request, type Response } from "express";
-import { type Deps, makeCtx } from "../src/shared/context";
+import { type Ctx, type Deps, makeCtx } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import { formatMoney } from "../src/shared/money";
-import { limitHeaders } from "../src/shared/rate-limit";
-import { refusedState } from "../src/rest/http";
+import { refusalHeaders } from "../src/shared/rate-limit";
 import { pageSession } from "../src/wallet/pm-tokens.service";
 import { addCardFromPage, billingPageView, removeMyCard, retryMySubscription, setMyDefault } from "../src/wallet/saved-cards.service";
 import { securePage } from "./security";
@@ -171,35 +170,46 @@ export function billingPages(deps: Deps) {
   const r = Router();
   const form = express.urlencoded({ extended: false, limit: "8kb", parameterLimit: 20 });
 
-  /** Renders the page (or the expired / not-found page) with the given status and messages. */
-  async function render(req: Request, res: Response, status: number, extra: { error?: string | null; done?: string | null } = {}) {
-    const token = String(req.params.token);
+  /**
+   * The page's session for this request (its limits spent once: per address, then per token), or null once the
+   * too-many, expired or not-found page has been sent. A refusal is 429 with Retry-After like every other 429.
+   */
+  async function sessionOf(req: Request, res: Response): Promise<Ctx | null> {
     const ctx = makeCtx(deps, null, req.ip);
-    const nonce = await securePage(req, res);
     let s: Awaited<ReturnType<typeof pageSession>>;
     try {
-      s = await pageSession(ctx, token);
+      s = await pageSession(ctx, String(req.params.token));
     } catch (e) {
       if (!(e instanceof DomainError && e.code === "rate_limited")) throw e;
-      res.set(limitHeaders(refusedState(e), true));
-      return void res.status(429).type("html").send(html(<TooMany nonce={nonce} />));
+      const nonce = await securePage(req, res);
+      res.set(refusalHeaders(e));
+      res.status(429).type("html").send(html(<TooMany nonce={nonce} />));
+      return null;
     }
-    if (typeof s === "string") return void res.status(s === "expired" ? 410 : 404).type("html").send(html(<NoPage nonce={nonce} expired={s === "expired"} />));
+    if (typeof s === "string") {
+      const nonce = await securePage(req, res);
+      res.status(s === "expired" ? 410 : 404).type("html").send(html(<NoPage nonce={nonce} expired={s === "expired"} />));
+      return null;
+    }
     ctx.wallet = s;
-    res.status(status).type("html").send(html(<BillingPage nonce={nonce} token={token} v={await billingPageView(ctx)} {...extra} />));
+    return ctx;
   }
 
-  r.get("/billing/:token", (req, res) => render(req, res, 200, { done: DONE[String(req.query.done ?? "")] ?? null }));
+  /** Renders the page for a resolved session with the given status and messages. */
+  async function render(req: Request, res: Response, ctx: Ctx, status: number, extra: { error?: string | null; done?: string | null } = {}) {
+    const nonce = await securePage(req, res);
+    res.status(status).type("html").send(html(<BillingPage nonce={nonce} token={String(req.params.token)} v={await billingPageView(ctx)} {...extra} />));
+  }
+
+  r.get("/billing/:token", async (req, res) => {
+    const ctx = await sessionOf(req, res);
+    if (ctx) await render(req, res, ctx, 200, { done: DONE[String(req.query.done ?? "")] ?? null });
+  });
 
   r.post("/billing/:token", form, async (req: Request, res: Response) => {
     const token = String(req.params.token);
-    const ctx = makeCtx(deps, null, req.ip);
-    const s = await pageSession(ctx, token).catch((e: unknown) => {
-      if (e instanceof DomainError && e.code === "rate_limited") return "limited" as const;
-      throw e;
-    });
-    if (typeof s === "string") return render(req, res, 200);
-    ctx.wallet = s;
+    const ctx = await sessionOf(req, res);
+    if (!ctx) return;
     const b = (req.body ?? {}) as Record<string, unknown>;
     const field = (k: string) => (typeof b[k] === "string" ? (b[k] as string).trim() : "");
     try {
@@ -212,16 +222,19 @@ export function billingPages(deps: Deps) {
         done = "removed";
       } else if (b.action === "retry") {
         const r = await retryMySubscription(ctx, field("subscriptionId"));
-        if (!r.charged) return render(req, res, 402, { error: "The payment did not go through. Add or choose another card and try again." });
+        if (!r.charged) return render(req, res, ctx, 402, { error: "The payment did not go through. Add or choose another card and try again." });
         done = "retried";
       } else if (b.action === "add") {
-        if (!field("paymentToken")) return render(req, res, 422, { error: "Enter a card token." });
+        if (!field("paymentToken")) return render(req, res, ctx, 422, { error: "Enter a card token." });
         await addCardFromPage(ctx, field("paymentToken"));
         done = "added";
-      } else return render(req, res, 400, { error: "Unknown action." });
+      } else return render(req, res, ctx, 400, { error: "Unknown action." });
       res.redirect(303, `/billing/${token}?done=${done}`);
     } catch (e) {
-      if (e instanceof DomainError && e.status < 500) return render(req, res, e.status, { error: errorText(e) });
+      if (e instanceof DomainError && e.status < 500) {
+        res.set(refusalHeaders(e));
+        return render(req, res, ctx, e.status, { error: errorText(e) });
+      }
       throw e;
     }
   });

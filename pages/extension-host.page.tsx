@@ -16,6 +16,7 @@ import { type Ctx, type Deps, makeCtx } from "../src/shared/context";
 import { DomainError, errors } from "../src/shared/errors";
 import { html, Shell } from "./components/shell";
 import { frameableOrigins, securePage } from "./security";
+import { refusalHeaders } from "../src/shared/rate-limit";
 
 const COOKIE = "q2c_dashboard_session";
 const COOKIE_PATH = "/dashboard";
@@ -181,6 +182,7 @@ export function extensionHostPages(deps: Deps) {
       if (!(e instanceof DomainError) || e.status >= 500) throw e;
       const nonce = await dashboardPage(req, res);
       res.clearCookie(COOKIE, cookieOptions(req));
+      res.set(refusalHeaders(e));
       return void res.status(e.status === 429 ? 429 : 200).type("html").send(html(<SignInPage nonce={nonce} next={next} error={e.status === 429 ? "Too many attempts; wait a few minutes." : "Your dashboard session is no longer valid. Sign in again."} />));
     }
     if (!ctx) {
@@ -220,6 +222,7 @@ export function extensionHostPages(deps: Deps) {
       if (!principal) return fail(403, "This user is not a member of a workspace yet.");
     } catch (e) {
       if (!(e instanceof DomainError) || e.status >= 500) throw e;
+      res.set(refusalHeaders(e));
       return fail(e.status === 429 ? 429 : 401, e.status === 429 ? "Too many attempts; wait a few minutes." : "This token is not a valid dashboard session.");
     }
     res.cookie(COOKIE, token, { ...cookieOptions(req), maxAge: COOKIE_MAX_AGE_MS });
@@ -241,6 +244,7 @@ export function extensionHostPages(deps: Deps) {
       res.status(201).json({ data: await mintExtensionSession(ctx, String(req.params.installationId)) });
     } catch (e) {
       if (!(e instanceof DomainError) || e.status >= 500) throw e;
+      res.set(refusalHeaders(e));
       res.status(e.status).json(errorBody(e));
     }
   });

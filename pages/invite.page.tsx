@@ -60,7 +60,7 @@ function InvitePage(p: { nonce: string; token: string; v: Preview; error?: strin
           <dt>Invited email</dt>
           <dd id="email">{v.email}</dd>
           <dt>Access</dt>
-          <dd id="roles">{roles || "Member"}</dd>
+          <dd id="roles">{roles || "No application access yet: a workspace admin gives you roles after you join"}</dd>
           <dt>Valid until</dt>
           <dd>{day(v.expiresAt)}</dd>
         </dl>

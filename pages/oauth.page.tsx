@@ -21,6 +21,7 @@ import { consentChoices, describeScope, recordGrant, splitRequestedScopes } from
 import { getProvider, OAUTH_PATHS, oauthResources } from "../src/oauth/provider";
 import { html, Shell } from "./components/shell";
 import { securePage } from "./security";
+import { refusalHeaders } from "../src/shared/rate-limit";
 
 export const SESSION_COOKIE = "q2c_oauth_session";
 
@@ -255,7 +256,10 @@ export function oauthPages(deps: Deps) {
       // under the same limits as API requests: failed attempts from one address end in 429, so tokens cannot be guessed here
       principal = token ? (await authenticateRequest(makeCtx(deps, null, req.ip), { authorization: `Bearer ${token}` })).principal : null;
     } catch (e) {
-      if (e instanceof DomainError && e.code === "rate_limited") return render(req, res, 429, "Too many attempts: wait a minute and try again.");
+      if (e instanceof DomainError && e.code === "rate_limited") {
+        res.set(refusalHeaders(e)); // every 429 says when to come back
+        return render(req, res, 429, "Too many attempts: wait a minute and try again.");
+      }
     }
     if (!principal || principal.type !== "clerk_jwt" || !principal.member) {
       return render(req, res, 401, "That is not a valid dashboard session token of a workspace member.");

@@ -62,6 +62,16 @@ test("without JavaScript: the page shows the invitation; a wrong session is refu
   expect(await unknown.text()).not.toMatch(/at .*\.ts/);
 });
 
+test("an invitation without roles says that the member joins with no application access yet", async () => {
+  const email = fresh();
+  const r = await api("POST", `workspaces/${demo.workspaceId}/invites`, { token: demo.dashboardToken, body: { email } });
+  expect(r.status).toBe(201);
+  const link = await inviteLinkFromOutbox(t, api, demo.dashboardToken, email);
+  const page = await fetch(link!.url!);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toMatch(/<dd id="roles">No application access yet/);
+});
+
 browserTest("in Chromium with the keyboard alone, at 390 and 1280 px", async () => {
   const browser = await launchChromium();
   try {

@@ -10,7 +10,7 @@ import { inviteLinkFromOutbox, memberWith, userSession } from "./helpers/team";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { randomToken, sha256Hex } from "../src/shared/crypto";
-import { AcceptInviteDocument, CreateInviteDocument, ResendInviteDocument, RevokeInviteDocument } from "./generated/graphql";
+import { AcceptInviteDocument, CreateInviteDocument, MyMembershipDocument, ResendInviteDocument, RevokeInviteDocument, UpdateMemberDocument } from "./generated/graphql";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -80,6 +80,54 @@ test("the whole flow: invite, the email's link, accept with the invitee's sessio
   expect(accepted.body.data.items.find((i: any) => i.id === r.body.data.id)).toMatchObject({ status: "accepted", acceptedMemberId: ok.body.data.memberId });
   // the token is spent
   expect((await accept(link!.token!, { token: s.dashboardToken })).status).toBe(404);
+});
+
+describe("email is the only required field (platform.md part 4)", () => {
+  test("REST: an invitation without roles is valid; its member has no application access until a PATCH gives some, and the reads say so", async () => {
+    const email = fresh("noroles");
+    const r = await invite({ email });
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ email, status: "pending", workspaceRole: null, applicationRoles: [], applicationAccess: "none" });
+    expect((await invite({ email: fresh("emptyroles"), applicationRoles: [] })).body.data).toMatchObject({ applicationRoles: [], applicationAccess: "none" });
+    // the other invitations read what they give
+    expect((await invite({ email: fresh(), applicationRoles: dev() })).body.data.applicationAccess).toBe("listed");
+    expect((await invite({ email: fresh(), workspaceRole: "workspace_admin" })).body.data.applicationAccess).toBe("all");
+    const pending = await api("GET", `${ws()}/invites?status=pending`, owner());
+    expect(pending.body.data.items.find((i: any) => i.id === r.body.data.id)).toMatchObject({ applicationAccess: "none" });
+
+    const link = await inviteLinkFromOutbox(t, api, demo.dashboardToken, email);
+    const s = await userSession(t, email);
+    const ok = await accept(link!.token!, { token: s.dashboardToken });
+    expect(ok.status).toBe(200);
+    const me = await api("GET", `${ws()}/members/me`, { token: s.dashboardToken });
+    expect(me.body.data).toMatchObject({ email, workspaceRole: null, applicationRoles: [], applicationAccess: "none" });
+    // a member without roles reaches no application data
+    const orders = await api("GET", "orders", { token: s.dashboardToken });
+    expect([orders.status, orders.body.error.code]).toEqual([403, "permission_denied"]);
+    // until the owner gives a role
+    const patched = await api("PATCH", `${ws()}/members/${ok.body.data.memberId}`, { ...owner(), body: { applicationRoles: [{ applicationId: demo.applicationId, role: "viewer" }] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ applicationRoles: [{ applicationId: demo.applicationId, role: "viewer" }], applicationAccess: "listed" });
+    expect((await api("GET", "orders", { token: s.dashboardToken })).status).toBe(200);
+    expect((await api("GET", `${ws()}/members/me`, owner())).body.data.applicationAccess).toBe("all");
+  });
+
+  test("GraphQL: createInvite with only an email, and the member's applicationAccess before and after updateMember", async () => {
+    const gql = gqlClient(t.url);
+    const email = fresh("gnoroles");
+    const r = await gql(CreateInviteDocument, { workspaceId: demo.workspaceId, email }, owner());
+    expect(r.errors).toBeNull();
+    expect(r.data!.createInvite).toMatchObject({ email, status: "pending", workspaceRole: null, applicationRoles: [], applicationAccess: "none" });
+    const link = await inviteLinkFromOutbox(t, api, demo.dashboardToken, email);
+    const s = await userSession(t, email);
+    const acc = await gql(AcceptInviteDocument, { token: link!.token! }, { token: s.dashboardToken });
+    expect(acc.errors).toBeNull();
+    const me = await gql(MyMembershipDocument, { workspaceId: demo.workspaceId }, { token: s.dashboardToken });
+    expect(me.data!.myMembership).toMatchObject({ applicationRoles: [], applicationAccess: "none" });
+    const up = await gql(UpdateMemberDocument, { workspaceId: demo.workspaceId, memberId: acc.data!.acceptInvite.memberId, applicationRoles: [{ applicationId: demo.applicationId, role: "developer" }] }, owner());
+    expect(up.errors).toBeNull();
+    expect(up.data!.updateMember.applicationAccess).toBe("listed");
+  });
 });
 
 test("an application admin's invitation defaults to all_non_production; owners' to all", async () => {
@@ -283,7 +331,7 @@ describe("bad input names the field (422 validation_error)", () => {
     ["email missing", { applicationRoles: "dev" }, "email"],
     ["email malformed", { email: "not-an-email", applicationRoles: "dev" }, "email"],
     ["workspaceRole owner", { email: "x@example.com", workspaceRole: "owner" }, "workspaceRole"],
-    ["no role at all", { email: "x@example.com" }, "applicationRoles"],
+    ["applicationRoles not a list", { email: "x@example.com", applicationRoles: { applicationId: "x", role: "viewer" } }, "applicationRoles"],
     ["unknown application", { email: "x@example.com", applicationRoles: [{ applicationId: "00000000-0000-4000-8000-000000000000", role: "viewer" }] }, "applicationRoles.0.applicationId"],
     ["application listed twice", { email: "x@example.com", applicationRoles: "twice" }, "applicationRoles.1.applicationId"],
     ["unknown role", { email: "x@example.com", applicationRoles: "badrole" }, "applicationRoles.0.role"],

@@ -4,8 +4,9 @@ import { startWithDemo, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 import { startReceiver } from "./helpers/receiver";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
-import { isSealed, openSecret, sealSecret } from "../src/shared/secrets";
+import { isSealed, openSecret, redactSecrets, sealSecret } from "../src/shared/secrets";
 import { sealLegacySigningSecrets, SIGNING_SECRET_PURPOSE } from "../src/webhooks/endpoints.service";
+import { basic, createExtension, install, publishVersion } from "./helpers/extensions";
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -114,4 +115,121 @@ test("a sealed secret opens only for its purpose and key; plaintext from before 
   expect(isSealed(row.secret)).toBe(true);
   expect(openSecret(t.deps.config, SIGNING_SECRET_PURPOSE, row.secret)).toBe("whsec_legacyPlaintextSecret0000000");
   expect(await sealLegacySigningSecrets(t.deps)).toBe(0);
+});
+
+// ---- wallet client tokens, vault embed tokens and installation keys (issue 34 items 12 and 13) --------------------
+
+async function walletCustomer() {
+  const c = await api("POST", "customers", { key: demo.apiKey, body: { email: `w${Math.random().toString(36).slice(2)}@example.com` } });
+  expect(c.status).toBe(201);
+  const sub = await t.deps.prisma.subscription.create({
+    data: {
+      applicationId: demo.applicationId,
+      environmentId: demo.environments.sandbox.id,
+      customerId: c.body.data.id,
+      status: "active",
+      planReference: "pro",
+      interval: "monthly",
+      amount: 1500,
+      quantity: 1,
+      currency: "USD",
+      currentPeriodStart: new Date(),
+      currentPeriodEnd: new Date(Date.now() + 30 * 86_400_000),
+    },
+  });
+  return { customerId: c.body.data.id as string, subscriptionId: sub.id };
+}
+
+async function gqlPost(query: string, variables: Record<string, unknown>, headers: Record<string, string>) {
+  const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query, variables }) });
+  return { status: res.status, replayed: res.headers.get("idempotent-replayed"), body: (await res.json()) as any };
+}
+
+test("a wallet client token (pmt_) is shown once: a REST replay returns token and updateCardUrl as null, and the token stays usable", async () => {
+  const { customerId, subscriptionId } = await walletCustomer();
+  const body = { customerId, subscriptionId };
+  const first = await api("POST", "payment-methods/client-token", { key: demo.apiKey, body, idem: "pmt-rest-1" });
+  expect(first.status).toBe(201);
+  const token = first.body.data.token as string;
+  expect(token).toMatch(/^pmt_/);
+  expect(first.body.data.updateCardUrl).toContain(token);
+  const replay = await api("POST", "payment-methods/client-token", { key: demo.apiKey, body, idem: "pmt-rest-1" });
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect(replay.body.data).toEqual({ ...first.body.data, token: null, updateCardUrl: null });
+  expect(JSON.stringify(replay.body)).not.toContain(token.slice(4));
+  // another body with the key: refused; the minted token works
+  const reused = await api("POST", "payment-methods/client-token", { key: demo.apiKey, body: { customerId }, idem: "pmt-rest-1" });
+  expect([reused.status, reused.body.error.code]).toEqual([422, "idempotency_key_reused"]);
+  expect((await api("GET", "me/payment-methods", { headers: { "x-service-pm-token": token } })).status).toBe(200);
+  expect(await tablesHolding(token.slice(-20))).toEqual([]);
+});
+
+test("createPaymentMethodClientToken replayed over GraphQL returns token and updateCardUrl as null; nothing stored holds the token", async () => {
+  const { customerId, subscriptionId } = await walletCustomer();
+  const q = "mutation($c: ID!, $s: ID) { createPaymentMethodClientToken(customerId: $c, subscriptionId: $s) { token expiresAt customerId subscriptionId updateCardUrl } }";
+  const headers = { "x-api-key": demo.apiKey, "idempotency-key": "pmt-gql-1" };
+  const first = await gqlPost(q, { c: customerId, s: subscriptionId }, headers);
+  expect(first.body.errors).toBeUndefined();
+  const minted = first.body.data.createPaymentMethodClientToken;
+  expect(minted.token).toMatch(/^pmt_/);
+  const again = await gqlPost(q, { c: customerId, s: subscriptionId }, headers);
+  expect(again.replayed).toBe("true");
+  expect(again.body.data.createPaymentMethodClientToken).toEqual({ ...minted, token: null, updateCardUrl: null });
+  expect(await tablesHolding(minted.token.slice(-20))).toEqual([]);
+});
+
+test("a vault embed token (POST /me/payment-methods/embed-token) is shown once: a replay returns embedToken null; no table holds it", async () => {
+  const { customerId } = await walletCustomer();
+  const minted = await api("POST", "payment-methods/client-token", { key: demo.apiKey, body: { customerId } });
+  const pm = { headers: { "x-service-pm-token": minted.body.data.token as string } };
+  const first = await api("POST", "me/payment-methods/embed-token", { ...pm, idem: "vault-1" });
+  expect(first.status).toBe(201);
+  const embed = first.body.data.embedToken as string;
+  expect(embed).toMatch(/^emb_/);
+  const replay = await api("POST", "me/payment-methods/embed-token", { ...pm, idem: "vault-1" });
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect(replay.body.data).toEqual({ ...first.body.data, embedToken: null });
+  expect(await tablesHolding(embed.slice(-20))).toEqual([]);
+  // the replayed session is the same one: it still vaults a card
+  const confirmed = await api("POST", "me/payment-methods/confirm", { ...pm, body: { checkoutSessionId: replay.body.data.checkoutSessionId, paymentToken: "tok_visa" } });
+  expect(confirmed.status).toBe(201);
+});
+
+test("POST /installations/{id}/api-key honours Idempotency-Key: the replay mints nothing and returns apiKey null; another body is 422", async () => {
+  const ext = await createExtension(api, demo.dashboardToken, { name: `Idem ext ${Math.random().toString(36).slice(2, 8)}`, scopes: ["orders:read"] });
+  const version = await publishVersion(api, demo.dashboardToken, ext.id);
+  const c = await api("POST", `extensions/${ext.id}/client-credentials`, { token: demo.dashboardToken, body: {} });
+  expect(c.status).toBe(201);
+  const auth = { authorization: basic(c.body.data.clientId, c.body.data.clientSecret) };
+  const inst = await install(api, demo.dashboardToken, ext.id, version.id, demo.applicationId, demo.environments.sandbox.id);
+  const p = `installations/${inst.id}/api-key`;
+  const keys = () => t.deps.prisma.apiKey.count({ where: { installationId: inst.id } });
+
+  const first = await api("POST", p, { headers: auth, body: { graceSeconds: 60 }, idem: "inst-key-1" });
+  expect(first.status).toBe(201);
+  expect(first.body.data.apiKey).toMatch(/^sk_sandbox_/);
+  const minted = await keys();
+  const replay = await api("POST", p, { headers: auth, body: { graceSeconds: 60 }, idem: "inst-key-1" });
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect(replay.body.data).toEqual({ ...first.body.data, apiKey: null });
+  expect(await keys()).toBe(minted);
+  const reused = await api("POST", p, { headers: auth, body: { graceSeconds: 0 }, idem: "inst-key-1" });
+  expect([reused.status, reused.body.error.code]).toEqual([422, "idempotency_key_reused"]);
+  expect(await keys()).toBe(minted);
+  // the key of the first answer is the live one; nothing stored holds it
+  expect((await api("GET", "whoami", { key: first.body.data.apiKey })).status).toBe(200);
+  expect(await tablesHolding(first.body.data.apiKey.slice(-20))).toEqual([]);
+  // the record belongs to the extension's client, not to whoever shares its address
+  const rec = await t.deps.prisma.idempotencyKey.findFirstOrThrow({ where: { key: "inst-key-1" } });
+  expect(rec.credentialId).toBe(`extc:${c.body.data.clientId}`);
+});
+
+test("a logged URL keeps no bearer secret: the update-card page's pmt_ token and the others are redacted", () => {
+  const pmt = "pmt_Z3eATvpFBpRFffMIMDZSjwac7PxLDvevdCke0QcL";
+  expect(redactSecrets(`/billing/${pmt}?done=added`)).toBe("/billing/pmt_[redacted]?done=added");
+  expect(redactSecrets("/q/qt_abcdefghijklmnopqrstuvwxyz012345 /invites/inv_abcdefghijklmnop")).toBe("/q/qt_[redacted] /invites/inv_[redacted]");
+  expect(redactSecrets("key sk_sandbox_abcdefghijklmnop")).toBe("key sk_sandbox_[redacted]");
+  expect(redactSecrets("/api/v1/orders/5b0f0d4e-1c8c-4a37-9d1e-0e6f1b0c1d2e")).toBe("/api/v1/orders/5b0f0d4e-1c8c-4a37-9d1e-0e6f1b0c1d2e");
 });

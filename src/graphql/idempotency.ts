@@ -5,7 +5,7 @@
 import type { Plugin } from "graphql-yoga";
 import { createGraphQLError } from "graphql-yoga";
 import { getOperationAST, print, type ExecutionResult } from "graphql";
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../shared/idempotency.service";
+import { claimIdempotencyKey, completeIdempotencyKey, idempotencyOwner, requestHash } from "../shared/idempotency.service";
 import { DomainError } from "../shared/errors";
 import { withoutSecrets } from "../shared/secrets";
 import type { GqlContext } from "./builder";
@@ -23,11 +23,10 @@ export function idempotentMutations(): Plugin<GqlContext & { request?: Request }
       const ctx = args.contextValue as GqlContext & { request?: Request };
       const key = ctx.idempotencyKey;
       if (key === undefined || getOperationAST(args.document, args.operationName)?.operation !== "mutation") return;
-      const credentialId = ctx.principal?.credentialId ?? (ctx.sessionUser ? `session:${ctx.sessionUser.sessionId}` : `public:${ctx.ip ?? "unknown"}`);
       const hash = requestHash("GRAPHQL", "/graphql", { query: print(args.document), variables: args.variableValues ?? {}, operationName: args.operationName ?? null });
       let claim;
       try {
-        claim = await claimIdempotencyKey(ctx, credentialId, key, hash);
+        claim = await claimIdempotencyKey(ctx, idempotencyOwner(ctx), key, hash);
       } catch (e) {
         if (!(e instanceof DomainError)) throw e;
         setResultAndStopExecution({ errors: [createGraphQLError(e.message, { extensions: { code: e.code, status: e.status, ...(e.details ? { details: e.details } : {}), http: { status: e.status } } })] });

@@ -3,13 +3,17 @@ import { z } from "zod";
 import { INVITATION_STATUSES } from "../platform/invitation.machine";
 import { acceptInviteInput, createInviteInput, inviteFilters } from "../platform/invitations.service";
 import { updateMemberInput } from "../platform/members.service";
-import { APPLICATION_ROLES, GRANT_TYPES } from "../platform/team.grants";
+import { APPLICATION_ACCESS, APPLICATION_ROLES, GRANT_TYPES } from "../platform/team.grants";
 import { pageQuery } from "../shared/pagination";
 import { PageMeta } from "./schemas";
 
 const ts = z.iso.datetime();
 const Roles = z.array(z.object({ applicationId: z.string(), role: z.enum(APPLICATION_ROLES) }));
 const Grants = z.object({ grantType: z.enum(GRANT_TYPES), environmentIds: z.array(z.string()).optional() }).meta({ id: "EnvironmentGrants" });
+const Access = z.enum(APPLICATION_ACCESS).meta({
+  id: "ApplicationAccess",
+  description: "What the roles open: all (a workspace role), listed (the applications in applicationRoles), or none (no application access until a PATCH of the member gives a role)",
+});
 const Invitation = z
   .object({
     id: z.string(),
@@ -19,6 +23,7 @@ const Invitation = z
     workspaceRole: z.enum(["workspace_admin"]).nullable(),
     applicationRoles: Roles,
     environmentGrants: Grants,
+    applicationAccess: Access,
     expiresAt: ts,
     invitedByMemberId: z.string().nullable(),
     acceptedAt: ts.nullable(),
@@ -36,6 +41,7 @@ const Member = z
     workspaceRole: z.enum(["owner", "workspace_admin"]).nullable(),
     applicationRoles: Roles,
     environmentGrants: Grants,
+    applicationAccess: Access,
     createdAt: ts,
     updatedAt: ts,
   })
@@ -53,7 +59,7 @@ export function registerMembers(r: Reg) {
   const ws = { workspaceId: "Workspace" };
   const inv = { workspaceId: "Workspace", id: "Invitation" };
   const mem = { workspaceId: "Workspace", memberId: "Member" };
-  r("post", "/workspaces/{workspaceId}/invites", { tag, summary: "Invite someone by email (workspace:invite; workspace_admin needs workspace:invite-admin; 403 environment_grants_forbidden, 400 invalid_environment_grants, 409 already_member)", params: ws, body: createInviteInput, ok: [201, Invitation] });
+  r("post", "/workspaces/{workspaceId}/invites", { tag, summary: "Invite someone by email, the only required field (without roles the member has no application access until a PATCH gives some; workspace:invite; workspace_admin needs workspace:invite-admin; 403 environment_grants_forbidden, 400 invalid_environment_grants, 409 already_member)", params: ws, body: createInviteInput, ok: [201, Invitation] });
   r("get", "/workspaces/{workspaceId}/invites", { tag, summary: "Invitations, newest first, with the total (workspace:invite)", params: ws, query: pageQuery.extend(inviteFilters), ok: [200, listOf(Invitation, "InvitationList")], meta: PageMeta });
   r("post", "/workspaces/{workspaceId}/invites/{id}/resend", { tag, summary: "New link (the old one dies) and a new 7-day expiry (409 invite_not_pending)", params: inv, ok: [200, Invitation] });
   r("post", "/workspaces/{workspaceId}/invites/{id}/revoke", { tag, summary: "Withdraw a pending invitation; its link dies at once (409 invite_not_pending)", params: inv, ok: [204, null] });

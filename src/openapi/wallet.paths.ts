@@ -23,12 +23,18 @@ export const SavedCard = z
   .meta({ id: "SavedCard" });
 
 const ClientToken = z
-  .object({ token: z.string().meta({ description: "pmt_…, shown once" }), expiresAt: ts, customerId: z.string(), subscriptionId: z.string().nullable(), updateCardUrl: z.string().nullable() })
+  .object({
+    token: z.string().nullable().meta({ description: "pmt_…, shown once; null on an Idempotency-Key replay" }),
+    expiresAt: ts,
+    customerId: z.string(),
+    subscriptionId: z.string().nullable(),
+    updateCardUrl: z.string().nullable().meta({ description: "The hosted update-card page (with a subscription); it carries the token: null without a subscription and on an Idempotency-Key replay" }),
+  })
   .meta({ id: "WalletClientToken" });
 
 const VaultSession = z
   .object({
-    embedToken: z.string(),
+    embedToken: z.string().nullable().meta({ description: "emb_… shown once; null on an Idempotency-Key replay" }),
     checkoutSessionId: z.string(),
     amount: z.literal(0),
     currency: z.string(),

@@ -14,6 +14,7 @@ import { INVITATION_STATUSES, inviteNotPending, moveInvitation } from "./invitat
 import { invalidatePrincipals } from "./principal-cache";
 import {
   type ApplicationRole,
+  applicationAccess,
   applicationRolesInput,
   assertMayGrant,
   checkApplications,
@@ -29,17 +30,13 @@ import { isUuid } from "../shared/ids";
 /** Invitation lifetime: 7 days from creation, and again from each resend. */
 export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
-export const createInviteInput = z
-  .strictObject({
-    email: z.string().trim().min(3).max(320).pipe(z.email({ message: "must be an email address" })),
-    workspaceRole: workspaceRoleInput.optional(),
-    applicationRoles: applicationRolesInput.optional(),
-    environmentGrants: environmentGrantsInput.optional(),
-  })
-  .refine((i) => Boolean(i.workspaceRole) || (i.applicationRoles?.length ?? 0) > 0, {
-    path: ["applicationRoles"],
-    message: "an invitation gives workspaceRole workspace_admin or at least one application role",
-  });
+/** `email` is the only required field (platform.md part 4): without roles the member joins with no application access. */
+export const createInviteInput = z.strictObject({
+  email: z.string().trim().min(3).max(320).pipe(z.email({ message: "must be an email address" })),
+  workspaceRole: workspaceRoleInput.optional(),
+  applicationRoles: applicationRolesInput.optional(),
+  environmentGrants: environmentGrantsInput.optional(),
+});
 
 export const inviteFilters = { status: z.enum(INVITATION_STATUSES).optional() };
 export const acceptInviteInput = z.strictObject({ token: z.string().min(1).max(200) });
@@ -53,6 +50,7 @@ export function inviteView(i: Invitation) {
     workspaceRole: i.workspaceRole as "workspace_admin" | null,
     applicationRoles: i.applicationRoles as ApplicationRole[],
     environmentGrants: effectiveGrants(i.workspaceRole, i.environmentGrants),
+    applicationAccess: applicationAccess(i.workspaceRole, i.applicationRoles as ApplicationRole[]),
     expiresAt: i.expiresAt.toISOString(),
     invitedByMemberId: i.invitedByMemberId,
     acceptedAt: i.acceptedAt?.toISOString() ?? null,

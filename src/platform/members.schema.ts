@@ -6,7 +6,7 @@ import { INVITATION_STATUSES } from "./invitation.machine";
 import { acceptInvite, createInvite, type InviteView, listInvites, resendInvite, revokeInvite } from "./invitations.service";
 import { getMyMembership, listMembers, type MemberView, removeMember, updateMember } from "./members.service";
 import { WorkspaceRoleEnum } from "./platform.schema";
-import { APPLICATION_ROLES, type ApplicationRole, type EnvironmentGrants, GRANT_TYPES } from "./team.grants";
+import { APPLICATION_ACCESS, APPLICATION_ROLES, type ApplicationRole, type EnvironmentGrants, GRANT_TYPES } from "./team.grants";
 
 const InvitationStatusEnum = describedEnum<(typeof INVITATION_STATUSES)[number]>("InvitationStatus", "Where an invitation stands", {
   pending: "Sent; the link works until expiresAt",
@@ -25,6 +25,11 @@ const GrantTypeEnum = describedEnum<(typeof GRANT_TYPES)[number]>("EnvironmentGr
   all_non_production: "Every environment but production",
   production_only: "Production only",
   selected: "The environments listed in environmentIds",
+});
+const ApplicationAccessEnum = describedEnum<(typeof APPLICATION_ACCESS)[number]>("ApplicationAccess", "Which applications a member's roles open", {
+  all: "Every application: a workspace role (owner or workspace_admin)",
+  listed: "The applications in applicationRoles",
+  none: "No application yet: invited without roles, the member reaches no application data until an updateMember gives a role",
 });
 const GrantableWorkspaceRoleEnum = describedEnum<"workspace_admin">("GrantableWorkspaceRole", "A workspace role that can be given (ownership cannot)", {
   workspace_admin: "Everything but billing and ownership",
@@ -55,6 +60,7 @@ const InvitationRef = builder.objectRef<InviteView>("Invitation").implement({
     workspaceRole: t.field({ type: GrantableWorkspaceRoleEnum, nullable: true, description: "workspace_admin, or null", resolve: (i) => i.workspaceRole }),
     applicationRoles: t.field({ type: [ApplicationRoleRef], description: "Roles on applications the member will get", resolve: (i) => i.applicationRoles }),
     environmentGrants: t.field({ type: GrantsRef, description: "Environments the member will get", resolve: (i) => i.environmentGrants }),
+    applicationAccess: t.field({ type: ApplicationAccessEnum, description: "What the roles will open: all, listed, or none (no application access until updateMember gives a role)", resolve: (i) => i.applicationAccess }),
     expiresAt: t.field({ type: "DateTime", description: "When the link stops working (7 days after sending)", resolve: (i) => i.expiresAt }),
     invitedByMemberId: t.exposeID("invitedByMemberId", { nullable: true, description: "Who sent it" }),
     acceptedAt: t.field({ type: "DateTime", nullable: true, description: "When it was accepted", resolve: (i) => i.acceptedAt }),
@@ -74,6 +80,7 @@ const MemberRef = builder.objectRef<MemberView>("WorkspaceMember").implement({
     workspaceRole: t.field({ type: WorkspaceRoleEnum, nullable: true, description: "owner, workspace_admin, or null (application roles only)", resolve: (m) => m.workspaceRole }),
     applicationRoles: t.field({ type: [ApplicationRoleRef], description: "Roles on applications", resolve: (m) => m.applicationRoles }),
     environmentGrants: t.field({ type: GrantsRef, description: "Environments the member may use (owners: all)", resolve: (m) => m.environmentGrants }),
+    applicationAccess: t.field({ type: ApplicationAccessEnum, description: "What the roles open: all, listed, or none (no application access until updateMember gives a role)", resolve: (m) => m.applicationAccess }),
     createdAt: t.field({ type: "DateTime", description: "When they joined", resolve: (m) => m.createdAt }),
     updatedAt: t.field({ type: "DateTime", description: "Last change of roles or grants", resolve: (m) => m.updatedAt }),
   }),
@@ -150,7 +157,7 @@ builder.mutationFields((t) => ({
       workspaceId: workspaceArg(t),
       email: t.arg.string({ required: true, description: "Who to invite" }),
       workspaceRole: t.arg({ type: GrantableWorkspaceRoleEnum, description: "workspace_admin, or leave out" }),
-      applicationRoles: t.arg({ type: [ApplicationRoleInput], description: "Roles on applications" }),
+      applicationRoles: t.arg({ type: [ApplicationRoleInput], description: "Roles on applications; none (or workspaceRole left out too) invites a member with no application access until updateMember gives a role" }),
       environmentGrants: t.arg({ type: EnvironmentGrantsInput, description: "Environments (default all; all_non_production from an application admin)" }),
     },
     resolve: (_r, a, ctx) =>

@@ -9,7 +9,7 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { requireDashboard, requirePermission } from "./auth.service";
 import { memberHasPermission } from "./permissions";
 import { invalidatePrincipals } from "./principal-cache";
-import { type ApplicationRole, applicationRolesInput, assertMayGrant, checkApplications, effectiveGrants, environmentGrantsInput, resolveGrants, workspaceRoleInput } from "./team.grants";
+import { type ApplicationRole, applicationAccess, applicationRolesInput, assertMayGrant, checkApplications, effectiveGrants, environmentGrantsInput, resolveGrants, workspaceRoleInput } from "./team.grants";
 import { isUuid } from "../shared/ids";
 
 export const updateMemberInput = z
@@ -28,6 +28,7 @@ export function memberView(m: Member & { user: { email: string } }) {
     workspaceRole: m.workspaceRole as "owner" | "workspace_admin" | null,
     applicationRoles: m.applicationRoles as ApplicationRole[],
     environmentGrants: effectiveGrants(m.workspaceRole, m.environmentGrants),
+    applicationAccess: applicationAccess(m.workspaceRole, m.applicationRoles as ApplicationRole[]),
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

@@ -91,3 +91,16 @@ export function effectiveGrants(workspaceRole: string | null, stored: unknown): 
   const g = (stored ?? { grantType: "all" }) as EnvironmentGrants;
   return g.grantType === "selected" ? { grantType: "selected", environmentIds: g.environmentIds ?? [] } : { grantType: g.grantType };
 }
+
+export const APPLICATION_ACCESS = ["all", "listed", "none"] as const;
+export type ApplicationAccess = (typeof APPLICATION_ACCESS)[number];
+
+/**
+ * What a member's (or an invitation's) roles open: every application (owner, workspace_admin), the applications in
+ * applicationRoles, or none: a member invited without roles reaches no application data (403 permission_denied)
+ * until a PATCH of the member gives a role.
+ */
+export function applicationAccess(workspaceRole: string | null, roles: ApplicationRole[]): ApplicationAccess {
+  if (workspaceRole === "owner" || workspaceRole === "workspace_admin") return "all";
+  return roles.length > 0 ? "listed" : "none";
+}

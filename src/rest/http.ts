@@ -4,8 +4,9 @@ import { DomainError, errors } from "../shared/errors";
 import type { Ctx } from "../shared/context";
 import type { Page } from "../shared/pagination";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
-import { limitHeaders } from "../shared/rate-limit";
+import { limitHeaders, refusalHeaders } from "../shared/rate-limit";
 import { randomToken } from "../shared/crypto";
+import { redactSecrets } from "../shared/secrets";
 import { RAW_UPLOAD_PATHS } from "../extensions/client-routes";
 
 export function ctxOf(req: Request): Ctx {
@@ -94,11 +95,11 @@ export function rejectDeepBodies(req: Request, _res: Response, next: NextFunctio
 export function errorHandler(err: unknown, req: Request, res: Response, next: NextFunction) {
   if (res.headersSent) return next(err);
   const de = toDomainError(err);
-  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${res.locals.requestId ?? "-"} ${req.method} ${req.originalUrl}`, err);
+  if (de.status >= 500 && !(err instanceof DomainError)) console.error(`[rest] ${res.locals.requestId ?? "-"} ${req.method} ${redactSecrets(req.originalUrl)}`, err);
   if (de.code === "rate_limited") {
     const ctx = res.locals.ctx as Ctx | undefined;
     if (ctx?.rate) ctx.rate.state = null; // the refused bucket speaks for this response, not an earlier one
-    res.set(limitHeaders(refusedState(de), true));
+    res.set(refusalHeaders(de));
   }
   void send(res, de.status, errorBody(de, res.locals.requestId)).catch(next);
 }
@@ -107,11 +108,8 @@ export function notFoundHandler(req: Request, res: Response) {
   void send(res, 404, errorBody(new DomainError("not_found", 404, `No route ${req.method} ${req.path}`), res.locals.requestId));
 }
 
-/** The RateLimit-* state a 429 reports, from the error's details. */
-export function refusedState(de: DomainError) {
-  const d = de.details as { limitPoints?: number; retryAfterSeconds?: number } | undefined;
-  return { limit: d?.limitPoints ?? 0, remaining: 0, resetSeconds: d?.retryAfterSeconds ?? 60 };
-}
+/** The RateLimit-* state a 429 reports (kept here for the callers that import it from the REST plumbing). */
+export { refusedState } from "../shared/rate-limit";
 
 /** A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. */
 export function requireJsonBody(req: Request, _res: Response, next: NextFunction) {

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
-import { claimIdempotencyKey, completeIdempotencyKey, requestHash } from "../shared/idempotency.service";
+import { claimIdempotencyKey, completeIdempotencyKey, idempotencyOwner, requestHash } from "../shared/idempotency.service";
 import { withoutSecrets } from "../shared/secrets";
 import { ctxOf } from "./http";
 
@@ -8,10 +8,7 @@ export async function idempotency(req: Request, res: Response, next: NextFunctio
   const key = req.get("idempotency-key");
   if (req.method !== "POST" || key === undefined) return next();
   const ctx = ctxOf(req);
-  // a wallet client token is its own credential: two buyers behind one address never share a replay
-  const credentialId =
-    ctx.principal?.credentialId ?? (ctx.sessionUser ? `session:${ctx.sessionUser.sessionId}` : ctx.wallet ? `pm_token:${ctx.wallet.tokenId}` : `public:${req.ip}`);
-  const claim = await claimIdempotencyKey(ctx, credentialId, key, requestHash(req.method, req.baseUrl + req.path, req.body));
+  const claim = await claimIdempotencyKey(ctx, idempotencyOwner(ctx), key, requestHash(req.method, req.baseUrl + req.path, req.body));
   if (claim.kind === "replay") {
     res.set("Idempotent-Replayed", "true");
     if (claim.status === 204 || claim.body === null) return void res.status(claim.status).end();

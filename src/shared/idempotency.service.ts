@@ -17,6 +17,19 @@ export type Claim =
   | { kind: "claimed"; id: string }
   | { kind: "replay"; status: number; body: unknown };
 
+/**
+ * Whose records a key belongs to: the authenticated credential, else the signed-in user's session, the wallet client
+ * token or the extension client (each its own credential: two of them behind one address never share a replay),
+ * else, for keyless routes, the address.
+ */
+export function idempotencyOwner(ctx: Ctx): string {
+  if (ctx.principal) return ctx.principal.credentialId;
+  if (ctx.sessionUser) return `session:${ctx.sessionUser.sessionId}`;
+  if (ctx.wallet) return `pm_token:${ctx.wallet.tokenId}`;
+  if (ctx.extensionClient) return `extc:${ctx.extensionClient.clientId}`;
+  return `public:${ctx.ip ?? "unknown"}`;
+}
+
 export function requestHash(method: string, path: string, body: unknown) {
   return sha256Hex(`${method} ${path}\n${stableStringify(body ?? null)}`);
 }

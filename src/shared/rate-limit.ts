@@ -28,6 +28,10 @@ export const LIMITS = {
   quoteRequestIp: { setting: "RATE_LIMIT_QUOTE_REQUESTS_PER_IP", what: "quote requests per IP address" },
   quoteLinkIp: { setting: "RATE_LIMIT_QUOTE_LINKS_PER_IP", what: "quote link requests per IP address" },
   quoteLinkToken: { setting: "RATE_LIMIT_QUOTE_LINKS_PER_TOKEN", what: "requests per quote link" },
+  // The buyer's wallet: /me/* (X-Service-PM-Token) and the hosted update-card page /billing/{token}, one bucket per
+  // client token (the API and the page share it) and one per address, before the token is even looked up.
+  walletToken: { setting: "RATE_LIMIT_WALLET_PER_TOKEN", what: "requests per wallet client token" },
+  walletIp: { setting: "RATE_LIMIT_WALLET_PER_IP", what: "wallet requests per IP address" },
 } as const;
 export type LimitName = keyof typeof LIMITS;
 
@@ -265,6 +269,22 @@ export function rateLimited(name: LimitName, state: LimitState) {
     limitPoints: state.limit,
     retryAfterSeconds: state.resetSeconds,
   });
+}
+
+/** The RateLimit-* state a 429 reports, from the refusal's details (what rateLimited() put there). */
+export function refusedState(e: DomainError): LimitState {
+  const d = e.details as { limitPoints?: number; retryAfterSeconds?: number } | undefined;
+  return { limit: d?.limitPoints ?? 0, remaining: 0, resetSeconds: Math.max(1, d?.retryAfterSeconds ?? 60) };
+}
+
+/**
+ * The headers every 429 carries, whoever answers it (the REST error handler, pages, GraphQL over HTTP, /mcp,
+ * /oauth/token): Retry-After and RateLimit-*, from a rate_limited refusal; {} for anything else, so a handler can
+ * spread it into any error response: `res.set(refusalHeaders(e))`.
+ */
+export function refusalHeaders(e: unknown): Record<string, string> {
+  if (!(e instanceof DomainError) || e.code !== "rate_limited") return {};
+  return limitHeaders(refusedState(e), true);
 }
 
 /** RateLimit-* and (on a refusal) Retry-After, for REST responses and the GraphQL HTTP response alike. */

@@ -61,6 +61,16 @@ export function holdsSecret(value: unknown, depth = 0): boolean {
   return Object.values(value).some((v) => holdsSecret(v, depth + 1));
 }
 
+/**
+ * Text for a log line with every bearer secret we mint replaced by its prefix: paths carry some of them (the
+ * update-card page /billing/pmt_…, quote links /q/qt_…, invitation links), and a log must not keep them.
+ */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\b(pmt|emb|inv|qt|qrf|dst|hof|whsec|extcs)_[A-Za-z0-9_-]{8,}/g, "$1_[redacted]")
+    .replace(/\b(sk|pk)_([a-z0-9-]+)_[A-Za-z0-9]{8,}/g, "$1_$2_[redacted]");
+}
+
 // ---- sealed storage ----------------------------------------------------------------------------------------
 
 const SEALED = "sealed:v1:";

@@ -6,10 +6,11 @@ import { z } from "zod";
 import { tenantOf, type EventTenant } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { customerUuid } from "../customers/customers.service";
-import type { Ctx } from "../shared/context";
+import { type Ctx, reportLimit } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { errors, parseInput } from "../shared/errors";
 import { isUuid } from "../shared/ids";
+import { revealOnce } from "../shared/secrets";
 
 export const PM_TOKEN_HEADER = "x-service-pm-token";
 const TTL_MS = 30 * 60_000;
@@ -55,20 +56,36 @@ export async function mintClientToken(ctx: Ctx, body: unknown) {
   await ctx.db.pmToken.create({
     data: { tokenHash: sha256Hex(token), applicationId: t.applicationId, environmentId: t.environmentId, customerId: customer.id, subscriptionId, expiresAt },
   });
+  // The token is a credential, and the update-card URL carries it: both are shown once (null on a replay).
   return {
-    token,
+    token: revealOnce(token),
     expiresAt: expiresAt.toISOString(),
     customerId: customer.id,
     subscriptionId,
-    updateCardUrl: subscriptionId ? `${ctx.deps.config.CHECKOUT_URL}/billing/${token}` : null,
+    updateCardUrl: subscriptionId ? revealOnce(`${ctx.deps.config.CHECKOUT_URL}/billing/${token}`) : null,
   };
+}
+
+/**
+ * The wallet's own limits (429 rate_limited with Retry-After), for /me/* and the update-card page alike: the
+ * address is counted before its token is looked up, and a token's bucket (keyed by its row) once it is known, so
+ * neither one buyer's link nor one address can hammer the wallet. Failed tokens count in authFailureIp besides.
+ */
+async function limitAddress(ctx: Ctx) {
+  const { limits } = ctx.deps;
+  if (!ctx.ip) return;
+  limits.blocked("authFailureIp", ctx.ip);
+  reportLimit(ctx, await limits.consume("walletIp", ctx.ip));
+}
+async function limitToken(ctx: Ctx, tokenId: string) {
+  reportLimit(ctx, await ctx.deps.limits.consume("walletToken", tokenId));
 }
 
 /** A PM token to its session; 401 unauthorized when malformed, unknown or expired. */
 export async function resolvePmToken(ctx: Ctx, raw: string | null | undefined): Promise<WalletSession> {
   // Failed attempts count against the caller's address like bad API keys do, so tokens cannot be guessed.
   const { limits } = ctx.deps;
-  if (ctx.ip) limits.blocked("authFailureIp", ctx.ip);
+  await limitAddress(ctx);
   const refuse = async (message: string) => {
     if (ctx.ip) await limits.consume("authFailureIp", ctx.ip);
     return errors.unauthorized(message);
@@ -78,6 +95,7 @@ export async function resolvePmToken(ctx: Ctx, raw: string | null | undefined): 
   if (!TOKEN_SHAPE.test(token)) throw await refuse("Malformed wallet client token");
   const row = await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(token) } });
   if (!row || row.expiresAt <= ctx.clock.now()) throw await refuse("The wallet client token is unknown or has expired");
+  await limitToken(ctx, row.id);
   return { tokenId: row.id, tenant: await tenantOf(ctx, row), customerId: row.customerId, subscriptionId: row.subscriptionId, expiresAt: row.expiresAt };
 }
 
@@ -103,11 +121,12 @@ export async function walletOriginAllowed(ctx: Ctx, origin: string, applicationI
 /** The hosted update-card page's view of its path token: the session, or why there is none (expired reads apart). */
 export async function pageSession(ctx: Ctx, raw: string): Promise<WalletSession | "expired" | "unknown"> {
   const { limits } = ctx.deps;
-  if (ctx.ip) limits.blocked("authFailureIp", ctx.ip);
+  await limitAddress(ctx);
   const row = TOKEN_SHAPE.test(raw) ? await ctx.db.pmToken.findUnique({ where: { tokenHash: sha256Hex(raw) } }) : null;
   if (!row || row.expiresAt <= ctx.clock.now()) {
     if (ctx.ip) await limits.consume("authFailureIp", ctx.ip);
     return row ? "expired" : "unknown";
   }
+  await limitToken(ctx, row.id);
   return { tokenId: row.id, tenant: await tenantOf(ctx, row), customerId: row.customerId, subscriptionId: row.subscriptionId, expiresAt: row.expiresAt };
 }

@@ -15,6 +15,7 @@ import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { requireWallet } from "./pm-tokens.service";
 import { isUuid } from "../shared/ids";
+import { revealOnce } from "../shared/secrets";
 
 /** Subscription statuses during which the default card cannot be removed (renewals charge it). */
 const LIVE_SUBSCRIPTION = ["active", "trialing", "past_due"];
@@ -165,7 +166,7 @@ export async function createVaultSession(ctx: Ctx) {
       },
     });
     return {
-      embedToken: `emb_${randomBytes(24).toString("base64url")}`,
+      embedToken: revealOnce(`emb_${randomBytes(24).toString("base64url")}`), // shown once: null on a replay
       checkoutSessionId: s.id,
       amount: 0,
       currency: app.currency,

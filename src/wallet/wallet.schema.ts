@@ -1,6 +1,7 @@
 // GraphQL for the merchant side of the wallet: client tokens and a customer's saved methods. The buyer's /me/*
 // routes are REST only (the PM token is refused on GraphQL). Same services and views as REST.
 import { builder } from "../graphql/builder";
+import { revealed } from "../shared/secrets";
 import { mintClientToken } from "./pm-tokens.service";
 import { attachCustomerCard, listCustomerCards, savedCardView, setCustomerCardActive } from "./saved-cards.service";
 
@@ -34,11 +35,15 @@ const SavedCardRef = builder.objectRef<ReturnType<typeof savedCardView>>("SavedC
 const ClientTokenRef = builder.objectRef<Awaited<ReturnType<typeof mintClientToken>>>("PaymentMethodClientToken").implement({
   description: "A wallet client token for the buyer's browser (X-Service-PM-Token)",
   fields: (t) => ({
-    token: t.exposeString("token", { description: "pmt_…, shown once" }),
+    token: t.string({ nullable: true, description: "pmt_…, shown once; null when an Idempotency-Key replay returns the stored result", resolve: (v, _a, ctx) => revealed(v.token, ctx) }),
     expiresAt: t.field({ type: "DateTime", description: "When the token stops working", resolve: (v) => v.expiresAt }),
     customerId: t.exposeID("customerId", { description: "The customer it speaks for" }),
     subscriptionId: t.exposeID("subscriptionId", { nullable: true, description: "The one subscription it is restricted to" }),
-    updateCardUrl: t.exposeString("updateCardUrl", { nullable: true, description: "The hosted update-card page (with a subscription)" }),
+    updateCardUrl: t.string({
+      nullable: true,
+      description: "The hosted update-card page (with a subscription); it carries the token, so it is shown once too (null on a replay)",
+      resolve: (v, _a, ctx) => revealed(v.updateCardUrl, ctx),
+    }),
   }),
 });
 
