@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of /api/v1, generated (zod-to-openapi) from the zod schemas the routes validate with
 // and the response schemas of ./schemas.ts. Paths are relative to the server URL /api/v1, so each key matches a
 // route of restRoutes() (src/rest/routes.ts) with `:id` written `{id}`; test/openapi.test.ts holds them equal.
-import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { OpenApiGeneratorV31, OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { addItemInput, updateItemInput } from "../carts/cart-items.service";
 import { createCartInput, replaceTaxLinesInput, selectShippingInput, updateCartInput } from "../carts/carts.service";
@@ -28,6 +28,7 @@ import { cartRequestInput, createFormInput, quoteRequestInput } from "../quotes/
 import { commentInput, createQuoteInput, issueQuoteInput, quoteListFilters, updateQuoteInput, updateRevisionInput } from "../quotes/quotes.inputs";
 import { createEnvironmentInput, listEnvironmentsQuery } from "../platform/environments.service";
 import { pageQuery } from "../shared/pagination";
+import { recurringInput } from "../subscriptions/subscriptions.service";
 import { calculateInput, settingsInput } from "../shipping-tax/shipping-tax.service";
 import { estimateInput } from "../shipping-tax/estimate.service";
 import { createEndpointInput, deliveriesQuery, rotateInput, updateEndpointInput } from "../webhooks/endpoints.service";
@@ -42,87 +43,11 @@ import { registerBilling } from "./billing.paths";
 import { registerExtensions } from "./extensions.paths";
 import { registerExtensionSessions } from "./extension-sessions.paths";
 import { registerOAuth } from "./oauth.paths";
-
-type Method = RouteConfig["method"];
-type Params = Record<string, string>;
-interface Op {
-  summary: string;
-  tag: string;
-  /** keyless routes (the checkout session id is the handle) */
-  keyless?: boolean;
-  /** buyer wallet routes: the X-Service-PM-Token client token, never a key */
-  pmToken?: boolean;
-  params?: Params;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  /** status -> response data schema (wrapped in { data }); null: no body */
-  ok: [number, z.ZodType | null, "page"?];
-  /** extra `meta` beside data */
-  meta?: z.ZodType;
-  /** the success body is a CSV file (text/csv), not JSON */
-  csv?: string;
-  /** the success body is a script (text/javascript), not JSON */
-  javascript?: string;
-  /** extension client credentials (HTTP Basic): "only" them, or "also" besides keys */
-  clientCredentials?: "only" | "also";
-  /** the request body is a raw image of one of these types, not JSON */
-  imageBody?: readonly string[];
-}
-
-const uuidParam = (what: string) =>
-  what === "name"
-    ? z.string().meta({ description: "The template's name, e.g. customer.quote_proposed" })
-    : what === "sha256" ? z.string().meta({ description: "The version's SHA-256, 64 hex characters" })
-    : what === "token" ? z.string().meta({ description: "The quote's share token (qt_...): the buyer link's authority" }) : z.string().meta({ description: `${what} id`, format: "uuid" });
-
-const rateLimitHeaders = {
-  "Retry-After": { description: "Seconds until the window resets", schema: { type: "integer" as const } },
-  "RateLimit-Limit": { description: "Points in the bucket's window", schema: { type: "integer" as const } },
-  "RateLimit-Remaining": { description: "Points left (0 on a refusal)", schema: { type: "integer" as const } },
-  "RateLimit-Reset": { description: "Seconds until the window resets", schema: { type: "integer" as const } },
-};
-
-function register(reg: OpenAPIRegistry, method: Method, path: string, op: Op) {
-  const params = Object.fromEntries(Object.entries(op.params ?? {}).map(([k, what]) => [k, uuidParam(what)]));
-  const data = op.ok[1];
-  const okSchema =
-    data === null ? null : op.ok[2] === "page" ? z.object({ data: z.array(data), meta: S.PageMeta }) : z.object({ data, ...(op.meta ? { meta: op.meta } : {}) });
-  const error = { content: { "application/json": { schema: S.ErrorBody } } };
-  reg.registerPath({
-    method,
-    path,
-    summary: op.summary,
-    tags: [op.tag],
-    security: op.keyless
-      ? []
-      : op.pmToken
-      ? [{ pmToken: [] }]
-      : op.clientCredentials === "only"
-      ? [{ clientCredentials: [] }]
-      : [{ apiKey: [] }, { dashboardSession: [] }, ...(op.clientCredentials === "also" ? [{ clientCredentials: [] }] : [])],
-    request: {
-      ...(Object.keys(params).length ? { params: z.object(params) } : {}),
-      ...(op.query ? { query: op.query } : {}),
-      ...(method === "post" ? { headers: z.object({ "Idempotency-Key": z.string().min(1).max(255).optional().meta({ description: "Replays the first response for 24 h (per credential); secrets come back null" }) }) } : {}),
-      ...(op.body ? { body: { required: true, content: { "application/json": { schema: op.body } } } } : {}),
-      ...(op.imageBody ? { body: { required: true, content: Object.fromEntries(op.imageBody.map((t) => [t, { schema: { type: "string" as const, format: "binary" } }])) } } : {}),
-    },
-    responses: {
-      [op.ok[0]]: op.csv
-        ? { description: op.csv, content: { "text/csv": { schema: { type: "string" as const } } } }
-        : op.javascript
-        ? { description: op.javascript, content: { "text/javascript": { schema: { type: "string" as const } } } }
-        : okSchema
-        ? { description: "Success", headers: op.keyless ? {} : { "RateLimit-Limit": rateLimitHeaders["RateLimit-Limit"], "RateLimit-Remaining": rateLimitHeaders["RateLimit-Remaining"], "RateLimit-Reset": rateLimitHeaders["RateLimit-Reset"] }, content: { "application/json": { schema: okSchema } } }
-        : { description: "Success, no body" },
-      429: { description: "rate_limited", headers: rateLimitHeaders, ...error },
-      default: { description: "An error: the code and status are the specification's", ...error },
-    },
-  });
-}
+import { register, type Register } from "./operation";
+import { finishDocument, registerComponents, standaloneSchemas } from "./components";
 
 function registerAll(reg: OpenAPIRegistry) {
-  const r = (method: Method, path: string, op: Op) => register(reg, method, path, op);
+  const r: Register = (method, path, op) => register(reg, method, path, op);
   const id = { id: "The resource's" };
   // platform
   r("get", "/whoami", { tag: "platform", summary: "The calling credential", ok: [200, S.Whoami] });
@@ -179,7 +104,7 @@ function registerAll(reg: OpenAPIRegistry) {
   r("post", "/shipping-tax/estimate", { tag: "shipping-tax", summary: "Price a storefront basket from a browser: publishable key (pk_…) as quoteToken and/or X-API-Key; secret keys 403; 401 invalid_quote_token; 404 store_not_found", body: estimateInput, ok: [200, S.ShippingTaxEstimate] });
   r("post", "/shipping-tax/carts/{cartId}/calculate", { tag: "shipping-tax", summary: "Shipping methods, tax lines and totals for a cart (body errors are 400)", params: { cartId: "Cart" }, body: calculateInput, ok: [200, S.Calculation] });
   // checkout
-  r("post", "/checkout/sessions", { tag: "checkout", summary: "Open a checkout session for a cart", body: createSessionInput, ok: [201, S.CheckoutSession] });
+  r("post", "/checkout/sessions", { tag: "checkout", summary: "Open a checkout session for a cart", body: createSessionInput.safeExtend({ recurring: recurringInput.optional() }), ok: [201, S.CheckoutSession] });
   r("post", "/checkout-sessions/embed-token", { tag: "checkout", summary: "A one-line cart, its session and an embed token (shown once)", body: embedTokenInput, ok: [201, S.EmbedSession] });
   r("get", "/checkout-sessions/{id}/embed-token", { tag: "checkout", keyless: true, summary: "A fresh embed token for the embedded page (browser, no key)", params: id, ok: [200, S.SessionEmbedToken] });
   r("get", "/checkout-sessions/{id}/payment-methods", { tag: "checkout", keyless: true, summary: "The session's payment methods (browser, no key)", params: id, ok: [200, S.SessionPaymentMethods] });
@@ -269,20 +194,8 @@ let cached: ReturnType<OpenApiGeneratorV31["generateDocument"]> | null = null;
 export function openApiDocument() {
   if (cached) return cached;
   const reg = new OpenAPIRegistry();
-  reg.registerComponent("securitySchemes", "apiKey", { type: "apiKey", in: "header", name: "X-API-Key", description: "A secret key (sk_…)" });
-  reg.registerComponent("securitySchemes", "dashboardSession", { type: "http", scheme: "bearer", description: "A dashboard session token (dst_…), or an extension session token (an RS256 JWT from POST /installations/{id}/session: its install's scopes, application and environment only)" });
-  reg.registerComponent("securitySchemes", "clientCredentials", { type: "http", scheme: "basic", description: "An extension's client credentials: base64(clientId:clientSecret), unwrapped; four routes only" });
-  reg.registerComponent("securitySchemes", "pmToken", { type: "apiKey", in: "header", name: "X-Service-PM-Token", description: "A wallet client token (pmt_…) for one customer: /me/payment-methods* and /me/subscriptions* only" });
+  registerComponents(reg);
   registerAll(reg);
-  cached = new OpenApiGeneratorV31(reg.definitions).generateDocument({
-    openapi: "3.1.0",
-    info: {
-      title: "Quote-to-cash API",
-      version: "1",
-      description:
-        "REST adapter of the quote-to-cash commerce API. Bodies are JSON; every list is { data, meta.pagination }; every error is { error: { code, message, status, details? } }. GraphQL at /graphql exposes the same operations.",
-    },
-    servers: [{ url: "/api/v1" }],
-  });
+  cached = finishDocument(new OpenApiGeneratorV31([...reg.definitions, ...standaloneSchemas()]));
   return cached;
 }

@@ -7,6 +7,7 @@ import { installationFilters, installInput, uninstallInput } from "../extensions
 import { createExtensionInput, updateExtensionInput } from "../extensions/manifest";
 import { deliveriesQuery } from "../webhooks/endpoints.service";
 import { WebhookDelivery } from "./schemas";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 const Manifest = z
@@ -123,7 +124,7 @@ export interface ExtOp {
   /** the body is the raw image in one of these types */
   imageBody?: readonly string[];
 }
-type Reg = (method: "get" | "post" | "patch" | "delete", path: string, op: ExtOp) => void;
+type Reg = Register;
 
 export function registerExtensions(r: Reg) {
   const tag = "extensions";

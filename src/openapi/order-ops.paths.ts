@@ -7,6 +7,7 @@ import { compInput } from "../orders/comps.service";
 import { holdInput } from "../orders/holds.service";
 import { orderRefundInput } from "../orders/order-refunds.service";
 import * as S from "./schemas";
+import type { Register } from "./operation";
 
 const PaymentAction = z
   .object({
@@ -27,7 +28,7 @@ const OrderRefund = z
   .meta({ id: "OrderRefund" });
 const OrderCheckout = z.object({ order: S.Order, checkoutSession: z.object({ id: z.string(), hostedUrl: z.string() }) }).meta({ id: "OrderCheckout" });
 
-type Reg = (method: "get" | "post" | "patch", path: string, op: { tag: string; summary: string; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] }) => void;
+type Reg = Register;
 
 export function registerOrderOps(r: Reg) {
   const id = { id: "The resource's" };

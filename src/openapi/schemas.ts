@@ -7,7 +7,11 @@ const id = z.uuid();
 const ts = z.iso.datetime();
 const money = z.number().int();
 const json = z.unknown();
-const nullable = <T extends z.ZodType>(s: T) => s.nullable();
+/** Merchant JSON, returned as stored (at most 50 keys, 10 KB). */
+const metadata = z.record(z.string(), z.unknown()).meta({ description: "Your JSON object, returned unchanged (at most 50 keys, 10 KB)" });
+/** `X | null` of a named schema: an anyOf with null (zod's .nullable() would make the named component itself nullable). */
+export const orNull = <T extends z.ZodType>(s: T) => z.union([s, z.null()]);
+const nullable = orNull;
 
 export const ErrorBody = z
   .object({
@@ -59,8 +63,17 @@ export const Connector = z
   .meta({ id: "Connector" });
 
 export const Event = z
-  .object({ id, type: z.string(), version: z.string(), workspaceId: id, environmentId: id, environmentKind: z.string().optional(), createdAt: ts, data: json })
-  .meta({ id: "Event", description: "The event envelope; ignore unknown keys" });
+  .object({
+    id: id.meta({ description: "The event's id: the same in every delivery and replay; store it before side effects" }),
+    type: z.string().meta({ description: "One of GET /event-types" }),
+    version: z.string().meta({ description: "1; fields are added without a version change, so ignore unknown keys" }),
+    workspaceId: id,
+    environmentId: id,
+    environmentKind: z.enum(["production", "non_production"]).optional(),
+    createdAt: ts,
+    data: z.record(z.string(), z.unknown()).meta({ description: "The event's data: for the documented types, the EventData.<type> schema" }),
+  })
+  .meta({ id: "Event", description: "The event envelope (in the log and in webhook deliveries); ignore unknown keys" });
 
 export const EventType = z
   .object({ type: z.string(), readScope: z.string(), subscribable: z.boolean(), emitted: z.boolean().describe("Whether the service records this type today; the others are reserved for capabilities still being built"), trigger: z.string(), dataShape: z.string(), requiredDataKeys: z.array(z.string()), example: Event })
@@ -107,7 +120,7 @@ export const WebhookDeliveryWithAttempts = WebhookDelivery.extend({
 }).meta({ id: "WebhookDeliveryWithAttempts" });
 
 export const Customer = z
-  .object({ id, externalId: z.string().nullable(), email: z.string().nullable(), metadata: json, company: z.string().nullable(), name: z.string().nullable(), phone: z.string().nullable(), createdAt: ts })
+  .object({ id, externalId: z.string().nullable(), email: z.string().nullable(), metadata, company: z.string().nullable(), name: z.string().nullable(), phone: z.string().nullable(), createdAt: ts })
   .meta({ id: "Customer" });
 
 const lineFields = {
@@ -122,7 +135,7 @@ const lineFields = {
   discountAmount: money,
   imageUrl: z.string().nullable(),
   requiresShipping: z.boolean(),
-  metadata: json,
+  metadata,
   total: money,
 };
 export const CartLineItem = z.object(lineFields).meta({ id: "CartLineItem" });
@@ -130,10 +143,37 @@ export const CartLineItem = z.object(lineFields).meta({ id: "CartLineItem" });
 const totals = { subtotal: money, discountTotal: money, shippingTotal: money, taxTotal: money, total: money };
 export const Totals = z.object(totals).meta({ id: "Totals" });
 
+export const Address = z
+  .object({
+    addressLine1: z.string(),
+    addressLine2: z.string().nullable(),
+    city: z.string(),
+    stateProvince: z.string().nullable(),
+    postalCode: z.string().nullable(),
+    countryCode: z.string().meta({ description: "ISO 3166-1 alpha-2, upper case" }),
+  })
+  .strict()
+  .meta({ id: "Address", description: "A postal address: all six keys, absent optional ones as null" });
+
 export const ShippingRate = z
-  .object({ methodId: z.string(), displayName: z.string(), rateAmount: money, carrier: z.string().nullish(), serviceCode: z.string().nullish(), estimatedDeliveryDays: z.number().int().nullish() })
+  .object({
+    methodId: z.string(),
+    displayName: z.string(),
+    rateAmount: money,
+    currency: z.string().optional().meta({ description: "The cart's currency: on a cart's or order's rates, not on the settings' flat rates" }),
+    carrier: z.string().nullish(),
+    serviceCode: z.string().nullish(),
+    estimatedDeliveryDays: z.number().int().nullish(),
+  })
   .meta({ id: "ShippingRate" });
-export const TaxLine = z.object({ name: z.string(), amount: money }).passthrough().meta({ id: "TaxLine" });
+export const TaxLine = z
+  .object({
+    name: z.string(),
+    amount: money,
+    rateBps: z.number().int().nullish().meta({ description: "The rate in basis points, when a rate produced the line" }),
+    jurisdiction: z.string().nullish().meta({ description: "Where the rate applies (a country code for the built-in provider)" }),
+  })
+  .meta({ id: "TaxLine" });
 
 export const Cart = z
   .object({
@@ -149,10 +189,10 @@ export const Cart = z
     appliedDiscount: z.object({ code: z.string(), type: z.enum(["percent", "fixed"]), value: z.number().int(), amount: money }).nullable(),
     selectedShipping: nullable(ShippingRate),
     taxLines: z.array(TaxLine),
-    shippingAddress: json,
-    billingAddress: json,
+    shippingAddress: nullable(Address),
+    billingAddress: nullable(Address),
     notes: z.string().nullable(),
-    metadata: json,
+    metadata,
     expiresAt: ts.nullable(),
     createdAt: ts,
     updatedAt: ts,
@@ -160,7 +200,11 @@ export const Cart = z
   .meta({ id: "Cart" });
 
 export const ShippingTaxSettings = z
-  .object({ flatRates: z.array(ShippingRate), taxRates: z.record(z.string(), json), updatedAt: ts.nullable() })
+  .object({
+    flatRates: z.array(ShippingRate),
+    taxRates: z.record(z.string(), z.object({ rateBps: z.number().int(), name: z.string().nullable() })).meta({ description: "Tax rate by ISO 3166-1 alpha-2 country code" }),
+    updatedAt: ts.nullable(),
+  })
   .meta({ id: "ShippingTaxSettings" });
 
 export const Calculation = z
@@ -223,7 +267,7 @@ export const CheckoutSession = z
     cancelUrl: z.string(),
     paymentTerms: z.object({ netN: z.number().int().nullable() }),
     discountCode: z.string().nullable(),
-    metadata: json,
+    metadata,
     orderId: id.nullable(),
     paymentId: id.nullable(),
     expiresAt: ts,
@@ -273,7 +317,7 @@ export const Payment = z
     invoiceNumber: z.string().nullable().meta({ description: "Net-N invoices: INV-{seq}, gap-free per application and environment" }),
     net_n: z.number().int().nullable(),
     netNSource: z.string().nullable(),
-    metadata: json,
+    metadata,
     createdAt: ts,
     updatedAt: ts,
   })
@@ -305,16 +349,19 @@ export const Order = z
     compReason: z.string().nullable(),
     compedAt: ts.nullable(),
     discountCode: z.string().nullable(),
-    shippingAddress: json,
-    billingAddress: json,
-    selectedShipping: json,
+    shippingAddress: nullable(Address),
+    billingAddress: nullable(Address),
+    selectedShipping: nullable(ShippingRate),
     notes: z.string().nullable(),
-    metadata: json,
+    metadata,
     onHold: z.boolean(),
     holdReason: z.string().nullable(),
     heldAt: ts.nullable(),
     heldBy: z.string().nullable(),
     subscriptionId: z.string().nullable(),
+    source: z.string().nullable().meta({ description: "Where the order came from: checkout, draft, import, subscription, ..." }),
+    cancelledAt: ts.nullable(),
+    closedAt: ts.nullable(),
     capturedAmount: money.optional().meta({ description: "single-order reads only" }),
     refundedAmount: money.optional().meta({ description: "single-order reads only" }),
     createdAt: ts,
@@ -462,7 +509,7 @@ export const Quote = z
     declinedBy: z.enum(["merchant", "buyer"]).nullable(),
     internalNote: z.string().nullable(),
     currentRevisionId: id.nullable(),
-    workingRevision: QuoteRevision.nullable(),
+    workingRevision: nullable(QuoteRevision),
     revisions: z.array(QuoteRevision),
     comments: z.array(QuoteComment),
     requestFormId: id.nullable(),

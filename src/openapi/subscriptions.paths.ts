@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { pageQuery } from "../shared/pagination";
 import { changePlanInput, changeQuantityInput, subscriptionFilters } from "../subscriptions/subscriptions.service";
+import type { Register } from "./operation";
+import { orNull } from "./schemas";
 
 const ts = z.string();
 const PaymentMethodSummary = z
@@ -32,7 +34,7 @@ export const Subscription = z
     pendingInterval: z.string().nullable(),
     pendingAmount: z.number().int().nullable(),
     pendingQuantity: z.number().int().nullable(),
-    paymentMethod: PaymentMethodSummary.nullable(),
+    paymentMethod: orNull(PaymentMethodSummary),
     createdAt: ts,
     updatedAt: ts,
   })
@@ -42,11 +44,7 @@ const WithProration = Subscription.extend({ proration: Proration.optional() }).m
 const Renewal = Subscription.extend({ charged: z.boolean(), cancelled: z.boolean() }).meta({ id: "SubscriptionRenewal" });
 const TrialEligibility = z.object({ eligible: z.boolean(), reason: z.string().nullable() }).meta({ id: "TrialEligibility" });
 
-type Reg = (
-  method: "get" | "post" | "patch" | "delete",
-  path: string,
-  op: { tag: string; summary: string; params?: Record<string, string>; query?: z.ZodObject; body?: z.ZodType; ok: [number, z.ZodType | null, "page"?] },
-) => void;
+type Reg = Register;
 
 export function registerSubscriptions(r: Reg) {
   const id = { id: "The subscription's" };

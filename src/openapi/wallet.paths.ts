@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { clientTokenInput } from "../wallet/pm-tokens.service";
 import { attachCardInput, confirmInput, setDefaultInput } from "../wallet/saved-cards.service";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 
@@ -64,7 +65,7 @@ export const BuyerSubscription = z
   })
   .meta({ id: "BuyerSubscription" });
 
-type Reg = (method: "get" | "post" | "patch" | "delete", path: string, op: { tag: string; summary: string; pmToken?: boolean; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] }) => void;
+type Reg = Register;
 
 export function registerWallet(r: Reg) {
   const tag = "wallet";
