@@ -1,7 +1,7 @@
 // The error responses of an operation, derived from its declaration rather than written per route: what every
 // operation can answer (429 rate_limited; the shared Error response as `default`), what its credential implies (401,
 // 403, the live gate's 402 unless the route is exempt), its path parameters (404), body and query (400 invalid_json,
-// 413, 422 validation_error), POST's Idempotency-Key (409/422), plus the codes it declares itself (Op.errors) or names
+// 413, 415, 422 validation_error), POST's Idempotency-Key (409/422), plus the codes it declares itself (Op.errors) or names
 // in its summary. Each status is one response listing its codes, with one example body per code; statuses and
 // meanings come from the error catalogue, so a code has the same status in every operation.
 import { gateExemptRoute } from "../billing/live-gate";
@@ -38,8 +38,9 @@ export function errorCodesOf(method: string, expressPath: string, op: Declared):
     if (!gateExemptRoute(method, expressPath)) for (const c of ["workspace_not_live", "workspace_not_entitled_for_live", "trial_expired"]) codes.add(c);
   }
   if (op.params && Object.keys(op.params).length) codes.add("not_found");
-  if (op.body) for (const c of ["invalid_json", "payload_too_large", "validation_error"]) codes.add(c);
-  if (op.imageBody || op.fileBody) codes.add("payload_too_large");
+  if (op.body) for (const c of ["invalid_json", "payload_too_large", "unsupported_media_type", "unsupported_encoding", "validation_error"]) codes.add(c);
+  if (op.imageBody) for (const c of ["payload_too_large", "unsupported_media_type"]) codes.add(c);
+  if (op.fileBody) codes.add("payload_too_large");
   if (op.query) codes.add("validation_error");
   if (method === "post") for (const c of ["idempotency_in_progress", "idempotency_key_reused"]) codes.add(c);
   for (const c of op.errors ?? []) {
