@@ -18,7 +18,7 @@ import { startWithDemo, type TestApp } from "./helpers/app";
 const doc = openApiDocument() as any;
 const METHODS = ["get", "post", "put", "patch", "delete"];
 const operations = Object.entries(doc.paths).flatMap(([p, item]: [string, any]) => METHODS.filter((m) => item[m]).map((m) => ({ key: `${m.toUpperCase()} ${p}`, op: item[m] })));
-const statusOf = new Map(errorCatalogue().map((e) => [e.code, e.status]));
+const statusOf = new Map<string, number>(errorCatalogue().map((e) => [e.code, e.status]));
 const codesOf = (op: any, status: number): string[] => Object.keys(op.responses[String(status)]?.content?.["application/json"]?.examples ?? {});
 
 describe("item 20: operationIds, descriptions, tags, error responses", () => {

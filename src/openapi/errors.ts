@@ -11,7 +11,7 @@ const ERROR_SCHEMA_REF = { $ref: "#/components/schemas/Error" };
 export const ERROR_RESPONSE_REF = { $ref: "#/components/responses/Error" };
 export const RATE_LIMITED_RESPONSE_REF = { $ref: "#/components/responses/RateLimited" };
 
-const byCode = new Map(errorCatalogue().map((e) => [e.code, e]));
+const byCode = new Map<string, { status: number; meaning: string }>(errorCatalogue().map((e) => [e.code, e]));
 const CODE_WORD = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
 
 interface Declared {
