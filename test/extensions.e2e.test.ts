@@ -69,15 +69,15 @@ describe("manifests (rules 1 and 2)", () => {
     }
   });
 
-  test("an event without its read scope: 400 insufficient_scopes, at create and at update", async () => {
+  test("an event without its read scope: 403 insufficient_scopes, at create and at update", async () => {
     const r = await api("POST", "extensions", { token: pub.dashboardToken, body: { name: "x", webhookUrl: `${receiver.url}/x`, eventSubscriptions: ["order.created"], scopes: ["quotes:read"] } });
-    expect([r.status, r.body.error.code, r.body.error.details.required]).toEqual([400, "insufficient_scopes", ["orders:read"]]);
+    expect([r.status, r.body.error.code, r.body.error.details.required]).toEqual([403, "insufficient_scopes", ["orders:read"]]);
     const ok = await createExtension(api, pub.dashboardToken, { webhookUrl: `${receiver.url}/x`, eventSubscriptions: ["order.created"], scopes: ["orders:read"] });
     const u = await api("PATCH", `extensions/${ok.id}`, { token: pub.dashboardToken, body: { scopes: ["quotes:read"] } });
-    expect([u.status, u.body.error.code]).toEqual([400, "insufficient_scopes"]);
+    expect([u.status, u.body.error.code]).toEqual([403, "insufficient_scopes"]);
     // billing events need billing:read, which no extension may hold
     const b = await api("POST", "extensions", { token: pub.dashboardToken, body: { name: "x", webhookUrl: `${receiver.url}/x`, eventSubscriptions: ["workspace.trial_expired"], scopes: [] } });
-    expect([b.status, b.body.error.code]).toEqual([400, "insufficient_scopes"]);
+    expect([b.status, b.body.error.code]).toEqual([403, "insufficient_scopes"]);
   });
 
   test("reserved types are not subscribable; configSchema must be JSON Schema 2020-12; callback https only", async () => {
@@ -431,7 +431,7 @@ describe("client credentials (rules 3, 4, 5)", () => {
     expect((await api("GET", "extensions/me/installations", { headers: auth })).body.data[0].status).toBe("suspended");
   });
 
-  test("no webhookUrl: 409 no_webhook_endpoint; pinned rows gone: 409 version_not_found / environment_not_found", async () => {
+  test("no webhookUrl: 409 no_webhook_endpoint; pinned rows gone: 409 version_not_found, 404 environment_not_found", async () => {
     const ext = await createExtension(api, pub.dashboardToken, { iframeUrl: "https://ext.example/app", scopes: ["orders:read"] });
     const v = await publishVersion(api, pub.dashboardToken, ext.id);
     const c = await credentials(ext.id);
@@ -449,7 +449,7 @@ describe("client credentials (rules 3, 4, 5)", () => {
     const qa = await install(api, demo.dashboardToken, ext.id, v.id, demo.applicationId, env.body.data.id);
     await api("DELETE", `workspaces/${demo.workspaceId}/environments/${env.body.data.id}`, { token: demo.dashboardToken });
     const ne = await api("POST", `installations/${qa.id}/api-key`, { headers: auth, body: {} });
-    expect([ne.status, ne.body.error.code]).toEqual([409, "environment_not_found"]);
+    expect([ne.status, ne.body.error.code]).toEqual([404, "environment_not_found"]);
   });
 
   test("rotate-webhook-secret: dual-signed window, extension.webhook_secret_rotated, with the installation key too", async () => {

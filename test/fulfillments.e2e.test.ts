@@ -68,7 +68,7 @@ describe("fulfillments and returns", () => {
     for (const e of ev) expect(e.data.customer).toEqual({ id: o.customerId, email: "ann@example.com" });
     // nothing left: a third is refused naming the line, and the listing has both, oldest first
     const third = await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 1 }] });
-    expect(third.status).toBe(409); // fulfilled is not a state that takes fulfillments
+    expect(third.status).toBe(422); // fulfilled is not a state that takes fulfillments
     expect(third.body.error.code).toBe("invalid_order_state");
     const list = await api("GET", `orders/${o.id}/fulfillments`, { key });
     expect(list.body.data.map((f: any) => f.id)).toEqual([first.body.data.id, second.body.data.id]);
@@ -187,7 +187,7 @@ describe("fulfillments and returns", () => {
     expect(types.filter((x) => x === "order.fulfilled")).toHaveLength(2);
   });
 
-  test("422 naming the line: more than remains, a line with nothing to deliver, not a line of the order, listed twice; 409 invalid_order_state; nothing written", async () => {
+  test("422 naming the line: more than remains, a line with nothing to deliver, not a line of the order, listed twice; 422 invalid_order_state; nothing written", async () => {
     const { order: o, lines } = await seed([{ name: "Widget", quantity: 2 }, { name: "Setup fee", quantity: 1, requiresShipping: false }]);
     const tooMany = await fulfil(o.id, { lineItems: [{ lineItemId: lines[0].id, quantity: 3 }] });
     expect(tooMany.status).toBe(422);
@@ -207,7 +207,7 @@ describe("fulfillments and returns", () => {
     for (const status of ["pending", "draft", "cancelled", "closed"]) {
       const { order: p, lines: pl } = await seed([{ quantity: 1 }], { status, paymentStatus: "pending" });
       const r = await fulfil(p.id, { lineItems: [{ lineItemId: pl[0].id, quantity: 1 }] });
-      expect({ status, code: r.status, error: r.body.error.code }).toEqual({ status, code: 409, error: "invalid_order_state" });
+      expect({ status, code: r.status, error: r.body.error.code }).toEqual({ status, code: 422, error: "invalid_order_state" });
     }
     expect(await t.deps.prisma.fulfillment.count({ where: { orderId: o.id } })).toBe(0);
     expect((await order(o.id)).fulfillmentSummary.itemsFulfilled).toBe(0);
@@ -490,9 +490,9 @@ describe("on PostgreSQL: concurrent fulfillments", () => {
       );
       const codes = results.map((r) => r.status);
       expect(codes.filter((c) => c === 201)).toHaveLength(8);
-      // refused: 422 (that line is done) or, once every line is done, 409 invalid_order_state (fulfilled)
+      // refused: 422 (that line is done) or, once every line is done, 422 invalid_order_state (fulfilled)
       const refused = results.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.body.error.code}`);
-      expect(refused.filter((x) => x !== "422 validation_error" && x !== "409 invalid_order_state")).toEqual([]);
+      expect(refused.filter((x) => x !== "422 validation_error" && x !== "422 invalid_order_state")).toEqual([]);
       const rows = await t.deps.prisma.orderLineItem.findMany({ where: { orderId: o.id }, orderBy: { position: "asc" } });
       expect(rows.map((l) => l.fulfilledQuantity)).toEqual([5, 3]);
       const sums = await t.deps.prisma.fulfillmentLine.groupBy({ by: ["lineItemId"], where: { fulfillment: { orderId: o.id, status: { not: "cancelled" } } }, _sum: { quantity: true } });

@@ -199,10 +199,10 @@ test("same codes as REST: validation_error, invalid_webhook_url, not_found, insu
   expect((await api("POST", `webhook-endpoints/${ep.endpoint.id}/test`, { key: readOnly })).body.error.code).toBe("insufficient_scopes");
   expect(codeOf(await gql(WebhookEndpointsDocument, {}, { key: ordersOnly }))).toBe("insufficient_scopes");
   expect((await gql(WebhookEndpointDocument, { id: ep.endpoint.id }, { key: readOnly })).data!.webhookEndpoint.id).toBe(ep.endpoint.id);
-  // subscribing needs each event's read scope (400, as REST)
+  // subscribing needs each event's read scope (403, as REST)
   const hooksOnly = (await mintKeyVia(api, demo, ["webhooks:write"])).rawKey;
   const narrow = await gql(CreateWebhookEndpointDocument, { url: "https://example.com/h", enabledEvents: ["order.created"] }, { key: hooksOnly });
-  expect({ code: codeOf(narrow), status: narrow.errors![0].extensions!.status }).toEqual({ code: "insufficient_scopes", status: 400 });
+  expect({ code: codeOf(narrow), status: narrow.errors![0].extensions!.status }).toEqual({ code: "insufficient_scopes", status: 403 });
 });
 
 test("another workspace's credential gets not_found for this tenant's endpoint and delivery", async () => {

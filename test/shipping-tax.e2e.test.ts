@@ -192,7 +192,7 @@ describe("calculate with the built-in provider", () => {
     const r = await calc(id);
     expect(r.body.data.shipping).toEqual({ methods: [], selectedMethod: null });
     expect(r.body.data.tax.lines[0].amount).toBe(83);
-    expectError(await calc(id, { selectedShippingMethodId: "standard" }), 400, "validation_error", ["selectedShippingMethodId"]);
+    expectError(await calc(id, { selectedShippingMethodId: "standard" }), 422, "validation_error", ["selectedShippingMethodId"]);
   });
 
   test.each([
@@ -203,10 +203,10 @@ describe("calculate with the built-in provider", () => {
     ["an impossible taxDate", { taxDate: "2025-02-30" }, ["taxDate"]],
     ["a non-canonical address", { shippingAddress: { ...US, zip: "1" } }, ["shippingAddress", "zip"]],
     ["an unknown shipping method", { selectedShippingMethodId: "teleport" }, ["selectedShippingMethodId"]],
-  ])("400 validation_error for %s; nothing is written", async (_n, body, path) => {
+  ])("422 validation_error for %s; nothing is written", async (_n, body, path) => {
     const id = await cartWith([{ unitPrice: 1000 }], { shippingAddress: US });
     const before = await getCart(id);
-    expectError(await calc(id, body), 400, "validation_error", path);
+    expectError(await calc(id, body), 422, "validation_error", path);
     expect(await getCart(id)).toEqual(before);
   });
 

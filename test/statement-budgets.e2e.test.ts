@@ -183,3 +183,33 @@ pgTest("withStatement refuses a command that records an event after the statemen
   expect(heard).toEqual([]);
   expect(await t.deps.prisma.event.count()).toBe(before);
 });
+
+pgTest("GraphQL orders with their payments: a page of 50 costs the statements a page of 5 does (Order.payments is batched)", async () => {
+  if (!t) throw notStarted();
+  const shop = await t.otherWorkspace("budget-order-payments");
+  const tenant = { applicationId: shop.applicationId, environmentId: shop.environments.sandbox.id };
+  const db = t.deps.prisma;
+  const base = Date.parse("2026-01-01T00:00:00Z");
+  for (let i = 0; i < 50; i++) {
+    const o = await db.order.create({ data: { ...tenant, status: "processing", paymentStatus: "captured", currency: "USD", subtotal: 1000 + i, total: 1000 + i, createdAt: new Date(base + i * 60_000) } });
+    await db.payment.createMany({
+      data: [0, 1].map((n) => ({ ...tenant, orderId: o.id, status: "captured", amount: 500 + n, capturedAmount: 500 + n, currency: "USD", method: "external", processor: "manual", createdAt: new Date(base + i * 60_000 + n * 1000) })),
+    });
+  }
+  const query = "query($limit: Int) { orders(limit: $limit) { nodes { id total payments { id amount status } } } }";
+  const page = (limit: number) =>
+    fetch(`${t!.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": shop.apiKey }, body: JSON.stringify({ query, variables: { limit } }) }).then(
+      async (r) => ({ status: r.status, body: (await r.json()) as { data?: { orders: { nodes: { id: string; total: number; payments: { id: string; amount: number }[] }[] } }; errors?: unknown } }),
+    );
+  await page(5); // warm: the key in the principal cache, the environment's facts read
+  const five = await statementsOf(() => page(5));
+  const fifty = await statementsOf(() => page(50));
+  expect([five.result.status, five.result.body.errors, fifty.result.status, fifty.result.body.errors]).toEqual([200, undefined, 200, undefined]);
+  const nodes = fifty.result.body.data!.orders.nodes;
+  expect(nodes).toHaveLength(50);
+  // each order has its own two payments, newest first
+  expect(nodes.map((n) => n.payments.map((p) => p.amount))).toEqual(nodes.map(() => [501, 500]));
+  expect(new Set(nodes.flatMap((n) => n.payments.map((p) => p.id))).size).toBe(100);
+  expect(five.result.body.data!.orders.nodes.map((n) => n.id)).toEqual(nodes.slice(0, 5).map((n) => n.id));
+  expect(show(fifty.statements)).toBe(show(five.statements));
+});

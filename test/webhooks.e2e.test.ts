@@ -243,10 +243,10 @@ describe("rules", () => {
     expect(patch.body.error.code).toBe("invalid_webhook_url");
   });
 
-  test("400 insufficient_scopes when the key cannot read a subscribed event; retired order.completed is rewritten", async () => {
+  test("403 insufficient_scopes when the key cannot read a subscribed event; retired order.completed is rewritten", async () => {
     const limited = (await api("POST", "api-keys", { token: demo.dashboardToken, headers: { "x-service-environment-id": demo.environments.sandbox.id }, body: { name: "l", scopes: ["webhooks:write", "webhooks:read", "orders:read"] } })).body.data.rawKey;
     const r = await api("POST", "webhook-endpoints", { key: limited, body: { url: "https://example.com/h", enabledEvents: ["order.created", "quote.accepted"] } });
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(403);
     expect(r.body.error).toMatchObject({ code: "insufficient_scopes", details: { required: ["quotes:read"] } });
     const ok = await api("POST", "webhook-endpoints", { key: limited, body: { url: "https://example.com/h", enabledEvents: ["order.completed", "order.created"] } });
     expect(ok.status).toBe(201);
@@ -266,7 +266,7 @@ describe("rules", () => {
       ["POST", `webhook-endpoints/${id}/rotate-secret`, {}],
     ] as const) {
       const r = await api(m, p, { key: limited, body });
-      expect([m, p, r.status, r.body.error?.code]).toEqual([m, p, 400, "insufficient_scopes"]);
+      expect([m, p, r.status, r.body.error?.code]).toEqual([m, p, 403, "insufficient_scopes"]);
     }
     const row = await t.deps.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(row.url).toBe("https://example.com/quotes");

@@ -219,7 +219,7 @@ const manifestArgs = (t: any, nameRequired: boolean) => ({
   description: t.arg.string({ description: "What it does (null clears)" }),
   iframeUrl: t.arg.string({ description: "The page the dashboard frames (null clears)" }),
   webhookUrl: t.arg.string({ description: "Where installs' events are delivered (null clears)" }),
-  eventSubscriptions: t.arg.stringList({ description: "Event types; each needs its read scope in scopes (400 insufficient_scopes)" }),
+  eventSubscriptions: t.arg.stringList({ description: "Event types; each needs its read scope in scopes (403 insufficient_scopes)" }),
   scopes: t.arg.stringList({ description: "Extension-allowed scopes (400 invalid_scope otherwise)" }),
   installCallbackUrl: t.arg.string({ description: "https only (422 invalid_callback_url)" }),
   configSchema: t.arg({ type: "JSON", description: "JSON Schema (draft 2020-12) of an install's configuration" }),

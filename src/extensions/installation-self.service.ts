@@ -113,7 +113,7 @@ export async function readWebhookSecret(ctx: Ctx, id: string) {
 
 /**
  * POST /installations/{id}/api-key (client credentials only): always a new key with the pinned version's scopes;
- * the previous one works for graceSeconds more (0: dead now). 409 version_not_found / environment_not_found when
+ * the previous one works for graceSeconds more (0: dead now). 409 version_not_found / 404 environment_not_found when
  * the install's pinned rows are gone.
  */
 export async function mintInstallationApiKey(ctx: Ctx, id: string, body: unknown) {
@@ -124,7 +124,7 @@ export async function mintInstallationApiKey(ctx: Ctx, id: string, body: unknown
     const version = inst.versionId ? await tx.db.extensionVersion.findUnique({ where: { id: inst.versionId } }) : null;
     if (!version) throw new DomainError("version_not_found", 409, "The installation's pinned version no longer exists");
     const env = await tx.db.environment.findFirst({ where: { id: inst.environmentId, status: "active" } });
-    if (!env) throw new DomainError("environment_not_found", 409, "The installation's environment no longer exists or is archived");
+    if (!env) throw new DomainError("environment_not_found", 404, "The installation's environment no longer exists or is archived");
     const ext = await tx.db.extension.findUniqueOrThrow({ where: { id: inst.extensionId }, select: { name: true } });
     const now = tx.clock.now();
     const previousKeyExpiresAt = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;

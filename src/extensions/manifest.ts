@@ -129,7 +129,7 @@ export function checkManifest(m: Manifest): Manifest {
   const eventSubscriptions = [...new Set(events)];
   const missing = [...new Set(eventSubscriptions.map((t) => READ_SCOPE.get(t)!).filter((s) => !scopes.includes(s)))];
   if (missing.length) {
-    throw new DomainError("insufficient_scopes", 400, `Subscribing needs each event's read scope in the manifest's scopes: missing ${missing.join(", ")}`, { required: missing });
+    throw new DomainError("insufficient_scopes", 403, `Subscribing needs each event's read scope in the manifest's scopes: missing ${missing.join(", ")}`, { required: missing });
   }
   if (eventSubscriptions.length && !m.webhookUrl) {
     throw errors.validation([{ path: ["webhookUrl"], message: "Required when eventSubscriptions lists events: events are delivered to it" }]);

@@ -70,7 +70,7 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
     const o = await lockOrder(tx, t, orderId);
     refuseIfHeld(o);
     if (o.status !== "processing" && o.status !== "partially_fulfilled") {
-      throw new DomainError("invalid_order_state", 409, `Fulfillments need the order in processing or partially_fulfilled; it is ${o.status}`, { status: o.status });
+      throw new DomainError("invalid_order_state", 422, `Fulfillments need the order in processing or partially_fulfilled; it is ${o.status}`, { status: o.status });
     }
     const lines = await tx.db.orderLineItem.findMany({ where: { orderId: o.id } });
     const byId = linesOfOrder(input.lineItems, lines);
@@ -219,7 +219,7 @@ export async function cancelFulfillment(ctx: Ctx, id: string) {
     if (f.deliveredAt) throw new DomainError("invalid_fulfillment_state", 409, "A delivered fulfillment cannot be cancelled; record a return instead", { status: f.status });
     refuseIfHeld(o);
     if (!["processing", "partially_fulfilled", "fulfilled"].includes(o.status)) {
-      throw new DomainError("invalid_order_state", 409, `Fulfillments of a ${o.status} order cannot be cancelled`, { status: o.status });
+      throw new DomainError("invalid_order_state", 422, `Fulfillments of a ${o.status} order cannot be cancelled`, { status: o.status });
     }
     const lines = await tx.db.orderLineItem.findMany({ where: { orderId: o.id } });
     const requested = await tx.db.returnLine.findMany({ where: { orderReturn: { orderId: o.id, status: "requested" } }, select: { lineItemId: true, quantity: true } });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { beaconInput, BEACON_REASONS } from "../application-scripts/beacons.service";
 import { createScriptInput, killSwitchInput, PLACEMENTS, updateScriptInput } from "../application-scripts/scripts.service";
 import { pageQuery } from "../shared/pagination";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 const ApplicationScript = z
@@ -48,11 +49,7 @@ const Health = z
   .meta({ id: "ApplicationScriptHealth" });
 const BeaconResult = z.object({ recorded: z.boolean().meta({ description: "false when the session already reported the same thing, or reached 50 reports" }) }).meta({ id: "ApplicationScriptBeaconResult" });
 
-type Reg = (
-  method: "get" | "post" | "patch" | "delete",
-  path: string,
-  op: { tag: string; summary: string; keyless?: boolean; params?: Record<string, string>; query?: z.ZodObject; body?: z.ZodType; ok: [number, z.ZodType | null, "page"?]; javascript?: string },
-) => void;
+type Reg = Register;
 
 export function registerApplicationScripts(r: Reg) {
   const tag = "application scripts";

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { addPaymentMethodInput, PLAN_IDS, subscribeInput } from "../billing/billing.service";
 import { acceptHandoffInput, createTrialInput, HANDOFF_STATES } from "../partners/partners.service";
 import { pageQuery } from "../shared/pagination";
+import type { Register } from "./operation";
+import { orNull } from "./schemas";
 
 const ts = z.iso.datetime();
 
@@ -28,7 +30,7 @@ const WorkspaceBilling = z
     live: z.boolean(),
     state: z.enum(["live", "trialing", "workspace_not_live", "workspace_not_entitled_for_live", "trial_expired"]).meta({ description: "What production credentials get now" }),
     trialEndsAt: ts.nullable(),
-    subscription: PlatformSubscription.nullable(),
+    subscription: orNull(PlatformSubscription),
     defaultPaymentMethodId: z.string().nullable(),
     backupPaymentMethodId: z.string().nullable().meta({ description: "The card a renewal charges when the default declines" }),
   })
@@ -66,11 +68,7 @@ const HandoffAccepted = z
   .object({ referralId: z.string(), workspaceId: z.string(), memberId: z.string(), dashboardToken: z.string().nullable().meta({ description: "Shown once" }) })
   .meta({ id: "PartnerHandoffAccepted" });
 
-type Reg = (
-  method: "get" | "post" | "patch" | "delete",
-  path: string,
-  op: { tag: string; summary: string; keyless?: boolean; params?: Record<string, string>; query?: z.ZodObject; body?: z.ZodType; ok: [number, z.ZodType | null, "page"?] },
-) => void;
+type Reg = Register;
 
 export function registerBilling(r: Reg) {
   const tag = "billing";

@@ -1,5 +1,6 @@
 // OpenAPI path of extension sessions (src/extensions/sessions.rest.ts), registered by document.ts.
 import { z } from "zod";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 const ExtensionSessionContext = z
@@ -31,7 +32,7 @@ const ExtensionSession = z
   })
   .meta({ id: "ExtensionSession" });
 
-type Reg = (method: "post", path: string, op: { tag: string; summary: string; params?: Record<string, string>; ok: [number, z.ZodType | null] }) => void;
+type Reg = Register;
 
 export function registerExtensionSessions(r: Reg) {
   r("post", "/installations/{id}/session", {

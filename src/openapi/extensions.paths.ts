@@ -7,6 +7,7 @@ import { installationFilters, installInput, uninstallInput } from "../extensions
 import { createExtensionInput, updateExtensionInput } from "../extensions/manifest";
 import { deliveriesQuery } from "../webhooks/endpoints.service";
 import { WebhookDelivery } from "./schemas";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 const Manifest = z
@@ -123,13 +124,13 @@ export interface ExtOp {
   /** the body is the raw image in one of these types */
   imageBody?: readonly string[];
 }
-type Reg = (method: "get" | "post" | "patch" | "delete", path: string, op: ExtOp) => void;
+type Reg = Register;
 
 export function registerExtensions(r: Reg) {
   const tag = "extensions";
   const id = { id: "The extension's (ext_…)" };
   const inst = { id: "The installation's (inst_…)" };
-  r("post", "/extensions", { tag, summary: "Create an extension (dashboard session of the publishing workspace). 400 invalid_scope (human/admin scopes), 400 insufficient_scopes (an event without its read scope), 422 invalid_callback_url, 422 validation_error (configSchema not a valid JSON Schema 2020-12, reserved event types)", body: createExtensionInput, ok: [201, Extension] });
+  r("post", "/extensions", { tag, summary: "Create an extension (dashboard session of the publishing workspace). 400 invalid_scope (human/admin scopes), 403 insufficient_scopes (an event without its read scope), 422 invalid_callback_url, 422 validation_error (configSchema not a valid JSON Schema 2020-12, reserved event types)", body: createExtensionInput, ok: [201, Extension] });
   r("get", "/extensions", { tag, summary: "The workspace's own extensions, newest first (dashboard session, or a key with extensions:read)", query: listQuery, ok: [200, Extension, "page"] });
   r("post", "/extensions/icon-upload", { tag, summary: "Upload the extension's icon (raw PNG, JPEG or WebP body, at most 256 KiB; any credential with extensions:write). 415 unsupported_media_type, 413 payload_too_large", query: uploadQuery, imageBody: UPLOAD_TYPES, ok: [201, Upload] });
   r("post", "/extensions/screenshot-upload", { tag, summary: "Add a screenshot (raw PNG, JPEG or WebP body, at most 1 MiB, 8 per extension; any credential with extensions:write)", query: uploadQuery, imageBody: UPLOAD_TYPES, ok: [201, Upload] });
@@ -152,6 +153,6 @@ export function registerExtensions(r: Reg) {
   r("post", "/installations/{id}/deliveries/{deliveryId}/replay", { tag, summary: "Send a dead-lettered delivery again with the original id, payload and createdAt (extensions:install)", params: { id: "The installation's", deliveryId: "Delivery" }, ok: [202, WebhookDelivery] });
   r("post", "/installations/{id}/test", { tag, summary: "A signed extension.ping to the install's endpoint (extensions:install, or the installation's own key)", params: inst, ok: [202, WebhookDelivery] });
   r("get", "/installations/{id}/webhook-secret", { tag, summary: "The install's current signing secret (idempotent): Basic client credentials or the installation's API key. 404 for another extension's, unknown or non-active installs; 409 no_webhook_endpoint", params: inst, clientCredentials: "also", ok: [200, WebhookSecret] });
-  r("post", "/installations/{id}/api-key", { tag, summary: "Basic client credentials only: a new installation API key (shown once); the previous one works for graceSeconds more (0..604800, default 86400). 409 version_not_found, environment_not_found", params: inst, body: graceInput.partial(), clientCredentials: "only", ok: [201, MintedKey] });
+  r("post", "/installations/{id}/api-key", { tag, summary: "Basic client credentials only: a new installation API key (shown once); the previous one works for graceSeconds more (0..604800, default 86400). 409 version_not_found, 404 environment_not_found", params: inst, body: graceInput.partial(), clientCredentials: "only", ok: [201, MintedKey] });
   r("post", "/installations/{id}/rotate-webhook-secret", { tag, summary: "A new signing secret (shown once); the old one co-signs for graceSeconds (0..604800, default 86400; 0 ends it now). Sends extension.webhook_secret_rotated. Installation API key or Basic client credentials", params: inst, body: graceInput.partial(), clientCredentials: "also", ok: [200, Rotated] });
 }

@@ -1,8 +1,10 @@
 // OpenAPI paths of bulk imports (src/imports/imports.rest.ts), registered by document.ts. The signed upload
-// (PUT /imports/{id}/upload?token=…) takes the raw file, not JSON, and is described in docs/imports.md.
+// (PUT /imports/{id}/upload?token=…, mounted by src/app.ts) takes the raw file, not JSON; docs/imports.md has more.
 import { z } from "zod";
 import { createImportInput, inspectImportInput, mappingInput } from "../imports/imports.service";
 import { IMPORT_STATUSES } from "../imports/import.machine";
+import type { Register } from "./operation";
+import { orNull } from "./schemas";
 
 const ts = z.iso.datetime();
 const Dialect = z.object({ delimiter: z.string(), quote: z.string(), bom: z.boolean(), encoding: z.string() }).meta({ id: "ImportDialect" });
@@ -19,7 +21,7 @@ export const ImportRead = z
     contentType: z.string(),
     uploadedBytes: z.number().int().nullable(),
     uploadedAt: ts.nullable(),
-    dialect: Dialect.nullable(),
+    dialect: orNull(Dialect),
     sheetName: z.string().nullable().meta({ description: "Excel files: the sheet read (chosen at inspect); null for CSV/TSV" }),
     headers: z.array(z.string()).nullable(),
     mapping: z
@@ -65,12 +67,15 @@ const ImportUpload = z
     expiresIn: z.number().int(),
   })
   .meta({ id: "ImportUpload" });
+const ImportUploaded = z
+  .object({ importId: z.string(), fileKey: z.string(), bytes: z.number().int().meta({ description: "Bytes stored" }) })
+  .meta({ id: "ImportUploaded" });
 const ImportInspection = z
   .object({
     importId: z.string(),
     status: z.enum(IMPORT_STATUSES),
     fileFormat: z.string(),
-    dialect: Dialect.nullable(),
+    dialect: orNull(Dialect),
     headers: z.array(z.string()),
     sample: z.array(z.array(z.string())).meta({ description: "Up to 20 data rows, each aligned with headers" }),
     matchedTemplate: z.enum(["shopify", "woocommerce"]).nullable(),
@@ -93,11 +98,7 @@ const ImportErrorReport = z
   })
   .meta({ id: "ImportErrorReport" });
 
-type Reg = (
-  method: "get" | "post" | "patch" | "delete",
-  path: string,
-  op: { tag: string; summary: string; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] },
-) => void;
+type Reg = Register;
 
 export function registerImports(r: Reg) {
   const tag = "imports";
@@ -109,5 +110,17 @@ export function registerImports(r: Reg) {
   r("post", "/imports/{id}/validate", { tag, summary: "Start the dry run as a job: every row checked, nothing written (imports:write; 202; 503 queue_unavailable)", params: id, ok: [202, ImportRead] });
   r("post", "/imports/{id}/commit", { tag, summary: "Start or resume the commit (imports:write; 202; 409 validation_required without a finished dry run)", params: id, ok: [202, ImportRead] });
   r("post", "/imports/{id}/undo", { tag, summary: "Delete what the commit created, keeping what others depend on (imports:write; 202; 409 undo_not_available)", params: id, ok: [202, ImportRead] });
+  r("put", "/imports/{id}/upload", {
+    tag,
+    keyless: true,
+    summary: "Upload the import's file to the uploadUrl of POST /imports (the signed token is the credential)",
+    description:
+      "The body is the file's raw bytes (not JSON), streamed to storage, with the contentType POST /imports answered; the size is checked against the declared fileBytes and the format's limit. A second upload replaces the file until the import is inspected. No API key: the `token` query parameter, valid one hour, is the only credential. REST only: GraphQL does not carry raw files.",
+    params: id,
+    query: z.object({ token: z.string().meta({ description: "The signed upload token of uploadUrl" }) }),
+    fileBody: ["text/csv", "text/tab-separated-values", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/vnd.ms-excel", "application/octet-stream"],
+    ok: [200, ImportUploaded],
+    errors: ["invalid_token", "invalid_import_state", "request_aborted", "conflict"],
+  });
   r("get", "/imports/{id}/errors", { tag, summary: "The failed rows of the last pass, first 10,000 rows, as rows and CSV (imports:read; 404 no_errors)", params: id, ok: [200, ImportErrorReport] });
 }

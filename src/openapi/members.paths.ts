@@ -6,6 +6,7 @@ import { updateMemberInput } from "../platform/members.service";
 import { APPLICATION_ACCESS, APPLICATION_ROLES, GRANT_TYPES } from "../platform/team.grants";
 import { pageQuery } from "../shared/pagination";
 import { PageMeta } from "./schemas";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 const Roles = z.array(z.object({ applicationId: z.string(), role: z.enum(APPLICATION_ROLES) }));
@@ -48,11 +49,7 @@ const Member = z
   .meta({ id: "WorkspaceMember" });
 const listOf = (item: z.ZodType, id: string) => z.object({ items: z.array(item), total: z.number().int() }).meta({ id });
 
-type Reg = (
-  method: "get" | "post" | "patch" | "delete",
-  path: string,
-  op: { tag: string; summary: string; params?: Record<string, string>; query?: z.ZodObject; body?: z.ZodType; ok: [number, z.ZodType | null]; meta?: z.ZodType },
-) => void;
+type Reg = Register;
 
 export function registerMembers(r: Reg) {
   const tag = "team";

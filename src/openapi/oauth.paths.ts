@@ -2,6 +2,7 @@
 // The authorization server's own endpoints (/oauth/authorize, /oauth/token, ...) are standard OAuth and described
 // by its metadata document (/.well-known/oauth-authorization-server), not here.
 import { z } from "zod";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 const AuthorizedApp = z
@@ -17,7 +18,7 @@ const AuthorizedApp = z
   })
   .meta({ id: "AuthorizedApp" });
 
-type Reg = (method: "get" | "delete", path: string, op: { tag: string; summary: string; params?: Record<string, string>; ok: [number, z.ZodType | null] }) => void;
+type Reg = Register;
 
 export function registerOAuth(r: Reg) {
   const tag = "oauth";

@@ -2,12 +2,15 @@
 // services are the source of truth; test/helpers/http.ts validates every response of the contract tests against
 // the document, so a view that drifts from its schema fails the suite). Request schemas are the services' own.
 import { z } from "zod";
+import { Address, lineFields, metadata, orNull, ShippingRate, totals } from "./common-schemas";
+
+export { Address, orNull, ShippingRate } from "./common-schemas";
 
 const id = z.uuid();
 const ts = z.iso.datetime();
 const money = z.number().int();
 const json = z.unknown();
-const nullable = <T extends z.ZodType>(s: T) => s.nullable();
+const nullable = orNull;
 
 export const ErrorBody = z
   .object({
@@ -59,11 +62,34 @@ export const Connector = z
   .meta({ id: "Connector" });
 
 export const Event = z
-  .object({ id, type: z.string(), version: z.string(), workspaceId: id, environmentId: id, environmentKind: z.string().optional(), createdAt: ts, data: json })
-  .meta({ id: "Event", description: "The event envelope; ignore unknown keys" });
+  .object({
+    id: id.meta({ description: "The event's id: the same in every delivery and replay; store it before side effects" }),
+    type: z.string().meta({ description: "One of GET /event-types" }),
+    version: z.string().meta({ description: "1; fields are added without a version change, so ignore unknown keys" }),
+    workspaceId: id,
+    environmentId: id,
+    environmentKind: z.enum(["production", "non_production"]).optional(),
+    createdAt: ts,
+    data: z.record(z.string(), z.unknown()).meta({ description: "The event's data: for the documented types, the EventData.<type> schema" }),
+  })
+  .meta({ id: "Event", description: "The event envelope (in the log and in webhook deliveries); ignore unknown keys" });
+
+/** The catalogue's example envelope: its data holds each required key with a placeholder ("<orderId>"). */
+const EventExample = z
+  .object({
+    id: id.meta({ description: "The event's id: the same in every delivery and replay; store it before side effects" }),
+    type: z.string().meta({ description: "One of GET /event-types" }),
+    version: z.string().meta({ description: "1; fields are added without a version change, so ignore unknown keys" }),
+    workspaceId: id,
+    environmentId: id,
+    environmentKind: z.enum(["production", "non_production"]).optional(),
+    createdAt: ts,
+    data: z.record(z.string(), z.string()).meta({ description: "Each required data key with a placeholder value, e.g. \"<orderId>\"" }),
+  })
+  .meta({ id: "EventExample", description: "An example envelope of the type: the data values are placeholders, not typed values" });
 
 export const EventType = z
-  .object({ type: z.string(), readScope: z.string(), subscribable: z.boolean(), emitted: z.boolean().describe("Whether the service records this type today; the others are reserved for capabilities still being built"), trigger: z.string(), dataShape: z.string(), requiredDataKeys: z.array(z.string()), example: Event })
+  .object({ type: z.string(), readScope: z.string(), subscribable: z.boolean(), emitted: z.boolean().describe("Whether the service records this type today; the others are reserved for capabilities still being built"), trigger: z.string(), dataShape: z.string(), requiredDataKeys: z.array(z.string()), example: EventExample })
   .meta({ id: "EventType" });
 
 export const WebhookEndpoint = z
@@ -107,33 +133,21 @@ export const WebhookDeliveryWithAttempts = WebhookDelivery.extend({
 }).meta({ id: "WebhookDeliveryWithAttempts" });
 
 export const Customer = z
-  .object({ id, externalId: z.string().nullable(), email: z.string().nullable(), metadata: json, company: z.string().nullable(), name: z.string().nullable(), phone: z.string().nullable(), createdAt: ts })
+  .object({ id, externalId: z.string().nullable(), email: z.string().nullable(), metadata, company: z.string().nullable(), name: z.string().nullable(), phone: z.string().nullable(), createdAt: ts })
   .meta({ id: "Customer" });
 
-const lineFields = {
-  id,
-  type: z.string(),
-  referenceId: z.string().nullable(),
-  name: z.string(),
-  description: z.string().nullable(),
-  unitPrice: money,
-  quantity: z.number().int(),
-  taxAmount: money,
-  discountAmount: money,
-  imageUrl: z.string().nullable(),
-  requiresShipping: z.boolean(),
-  metadata: json,
-  total: money,
-};
 export const CartLineItem = z.object(lineFields).meta({ id: "CartLineItem" });
 
-const totals = { subtotal: money, discountTotal: money, shippingTotal: money, taxTotal: money, total: money };
 export const Totals = z.object(totals).meta({ id: "Totals" });
 
-export const ShippingRate = z
-  .object({ methodId: z.string(), displayName: z.string(), rateAmount: money, carrier: z.string().nullish(), serviceCode: z.string().nullish(), estimatedDeliveryDays: z.number().int().nullish() })
-  .meta({ id: "ShippingRate" });
-export const TaxLine = z.object({ name: z.string(), amount: money }).passthrough().meta({ id: "TaxLine" });
+export const TaxLine = z
+  .object({
+    name: z.string(),
+    amount: money,
+    rateBps: z.number().int().nullish().meta({ description: "The rate in basis points, when a rate produced the line" }),
+    jurisdiction: z.string().nullish().meta({ description: "Where the rate applies (a country code for the built-in provider)" }),
+  })
+  .meta({ id: "TaxLine" });
 
 export const Cart = z
   .object({
@@ -149,10 +163,10 @@ export const Cart = z
     appliedDiscount: z.object({ code: z.string(), type: z.enum(["percent", "fixed"]), value: z.number().int(), amount: money }).nullable(),
     selectedShipping: nullable(ShippingRate),
     taxLines: z.array(TaxLine),
-    shippingAddress: json,
-    billingAddress: json,
+    shippingAddress: nullable(Address),
+    billingAddress: nullable(Address),
     notes: z.string().nullable(),
-    metadata: json,
+    metadata,
     expiresAt: ts.nullable(),
     createdAt: ts,
     updatedAt: ts,
@@ -160,7 +174,11 @@ export const Cart = z
   .meta({ id: "Cart" });
 
 export const ShippingTaxSettings = z
-  .object({ flatRates: z.array(ShippingRate), taxRates: z.record(z.string(), json), updatedAt: ts.nullable() })
+  .object({
+    flatRates: z.array(ShippingRate),
+    taxRates: z.record(z.string(), z.object({ rateBps: z.number().int(), name: z.string().nullable() })).meta({ description: "Tax rate by ISO 3166-1 alpha-2 country code" }),
+    updatedAt: ts.nullable(),
+  })
   .meta({ id: "ShippingTaxSettings" });
 
 export const Calculation = z
@@ -223,7 +241,7 @@ export const CheckoutSession = z
     cancelUrl: z.string(),
     paymentTerms: z.object({ netN: z.number().int().nullable() }),
     discountCode: z.string().nullable(),
-    metadata: json,
+    metadata,
     orderId: id.nullable(),
     paymentId: id.nullable(),
     expiresAt: ts,
@@ -273,7 +291,7 @@ export const Payment = z
     invoiceNumber: z.string().nullable().meta({ description: "Net-N invoices: INV-{seq}, gap-free per application and environment" }),
     net_n: z.number().int().nullable(),
     netNSource: z.string().nullable(),
-    metadata: json,
+    metadata,
     createdAt: ts,
     updatedAt: ts,
   })
@@ -286,96 +304,7 @@ export const Transaction = z
   .object({ id, paymentId: id, type: z.string(), status: z.string(), amount: money, currency: z.string(), createdAt: ts })
   .meta({ id: "Transaction" });
 
-export const Order = z
-  .object({
-    id,
-    status: z.string(),
-    paymentStatus: z.string(),
-    displayStatus: z.string(),
-    currency: z.string(),
-    customerId: id.nullable(),
-    email: z.string().nullable(),
-    checkoutSessionId: id.nullable(),
-    cartId: id.nullable(),
-    lineItems: z.array(z.object(lineFields)),
-    ...totals,
-    compAmount: money,
-    fulfillmentSummary: z.object({ itemsTotal: z.number().int(), itemsFulfilled: z.number().int(), itemsRemaining: z.number().int() }),
-    deliveryState: z.enum(["in_transit", "delivered", "partially_returned", "returned"]).nullable(),
-    compReason: z.string().nullable(),
-    compedAt: ts.nullable(),
-    discountCode: z.string().nullable(),
-    shippingAddress: json,
-    billingAddress: json,
-    selectedShipping: json,
-    notes: z.string().nullable(),
-    metadata: json,
-    onHold: z.boolean(),
-    holdReason: z.string().nullable(),
-    heldAt: ts.nullable(),
-    heldBy: z.string().nullable(),
-    subscriptionId: z.string().nullable(),
-    capturedAmount: money.optional().meta({ description: "single-order reads only" }),
-    refundedAmount: money.optional().meta({ description: "single-order reads only" }),
-    createdAt: ts,
-    updatedAt: ts,
-  })
-  .meta({ id: "Order" });
-
-export const StatusChange = z
-  .object({ fromStatus: z.string().nullable(), toStatus: z.string(), actorType: z.string(), actorId: z.string().nullable(), reason: z.string().nullable(), source: z.string(), createdAt: ts })
-  .meta({ id: "OrderStatusChange" });
-
-const lineQuantity = z.object({ lineItemId: id, quantity: z.number().int().min(1) });
-
-export const Fulfillment = z
-  .object({
-    id,
-    orderId: id,
-    status: z.enum(["pending", "processing", "completed", "cancelled"]),
-    lineItems: z.array(lineQuantity),
-    shipment: z
-      .object({ carrier: z.string().nullable(), trackingNumber: z.string().nullable(), trackingUrl: z.string().nullable(), shippedAt: ts.nullable(), deliveredAt: ts.nullable() })
-      .nullable()
-      .meta({ description: "null for a handover without a shipment" }),
-    note: z.string().nullable(),
-    cancelledAt: ts.nullable(),
-    createdAt: ts,
-    updatedAt: ts,
-  })
-  .meta({ id: "Fulfillment" });
-
-export const OrderReturn = z
-  .object({
-    id,
-    orderId: id,
-    status: z.enum(["requested", "received", "cancelled"]),
-    reason: z.string().nullable(),
-    lineItems: z.array(lineQuantity),
-    receivedAt: ts.nullable(),
-    cancelledAt: ts.nullable(),
-    createdAt: ts,
-    updatedAt: ts,
-  })
-  .meta({ id: "OrderReturn" });
-
-export const TimelineRow = z
-  .object({
-    id,
-    at: ts,
-    kind: z.enum(["status", "payment", "fulfillment", "hold"]),
-    title: z.string().meta({ description: "A short English sentence" }),
-    source: z.string(),
-    detail: z.string().optional(),
-    amount: money.optional(),
-    currency: z.string().optional(),
-    actorType: z.string().optional(),
-    actorName: z.string().optional(),
-    reason: z.string().optional(),
-    subscriptionId: z.string().optional().meta({ description: "refund rows of a subscription's order" }),
-  })
-  .strict()
-  .meta({ id: "OrderTimelineRow" });
+export * from "./order-schemas";
 
 // ---- quotes ---------------------------------------------------------------------------------------------------
 
@@ -469,7 +398,7 @@ export const Quote = z
     declinedBy: z.enum(["merchant", "buyer"]).nullable(),
     internalNote: z.string().nullable(),
     currentRevisionId: id.nullable(),
-    workingRevision: QuoteRevision.nullable(),
+    workingRevision: nullable(QuoteRevision),
     revisions: z.array(QuoteRevision),
     comments: z.array(QuoteComment),
     requestFormId: id.nullable(),
@@ -584,61 +513,4 @@ export const QuoteRequestForm = z
 
 export const QuoteRequestReceipt = z.object({ received: z.literal(true) }).strict().meta({ id: "QuoteRequestReceipt", description: "The same for every accepted submission" });
 
-export const Application = z
-  .object({
-    id,
-    workspaceId: id,
-    name: z.string(),
-    slug: z.string(),
-    currency: z.string(),
-    storefrontBaseUrl: z.string().nullable(),
-    allowedOrigins: z.array(z.string()),
-    cartRecoveryUrlTemplate: z.string().nullable(),
-    checkoutLinkBaseUrl: z.string().nullable(),
-    logoUrl: z.string().nullable(),
-    brandColor: z.string().nullable(),
-    supportEmail: z.string().nullable(),
-    createdAt: ts,
-  })
-  .strict()
-  .meta({ id: "Application" });
-
-// ---- mail --------------------------------------------------------------------------------------------------
-
-export const Email = z
-  .object({
-    id,
-    template: z.string(),
-    audience: z.enum(["buyer", "merchant", "invitee", "member"]),
-    to: z.array(z.string()),
-    status: z.enum(["queued", "sending", "sent", "kept", "failed"]),
-    subject: z.string().nullable().meta({ description: "Set once rendered by the mail job" }),
-    html: z.string().nullable(),
-    text: z.string().nullable(),
-    quoteId: id.nullable(),
-    orderId: id.nullable(),
-    paymentId: id.nullable(),
-    attempts: z.number().int(),
-    lastError: z.string().nullable(),
-    sentAt: ts.nullable(),
-    createdAt: ts,
-  })
-  .strict()
-  .meta({ id: "Email" });
-
-const templateText = { subject: z.string(), heading: z.string(), body: z.string(), ctaLabel: z.string().nullable() };
-export const EmailTemplate = z
-  .object({
-    name: z.string(),
-    audience: z.enum(["buyer", "merchant", "invitee", "member"]),
-    description: z.string(),
-    ...templateText,
-    defaults: z.object(templateText).strict(),
-    customized: z.boolean(),
-    variables: z.array(z.string()).meta({ description: "The {{placeholders}} a template may use" }),
-    updatedAt: ts.nullable(),
-  })
-  .strict()
-  .meta({ id: "EmailTemplate" });
-
-export const RenderedEmail = z.object({ subject: z.string(), html: z.string(), text: z.string() }).strict().meta({ id: "RenderedEmail" });
+export * from "./mail-schemas";

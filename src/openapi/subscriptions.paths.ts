@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { pageQuery } from "../shared/pagination";
 import { changePlanInput, changeQuantityInput, subscriptionFilters } from "../subscriptions/subscriptions.service";
+import type { Register } from "./operation";
+import { orNull } from "./schemas";
 
 const ts = z.string();
 const PaymentMethodSummary = z
@@ -32,7 +34,7 @@ export const Subscription = z
     pendingInterval: z.string().nullable(),
     pendingAmount: z.number().int().nullable(),
     pendingQuantity: z.number().int().nullable(),
-    paymentMethod: PaymentMethodSummary.nullable(),
+    paymentMethod: orNull(PaymentMethodSummary),
     createdAt: ts,
     updatedAt: ts,
   })
@@ -42,11 +44,7 @@ const WithProration = Subscription.extend({ proration: Proration.optional() }).m
 const Renewal = Subscription.extend({ charged: z.boolean(), cancelled: z.boolean() }).meta({ id: "SubscriptionRenewal" });
 const TrialEligibility = z.object({ eligible: z.boolean(), reason: z.string().nullable() }).meta({ id: "TrialEligibility" });
 
-type Reg = (
-  method: "get" | "post" | "patch" | "delete",
-  path: string,
-  op: { tag: string; summary: string; params?: Record<string, string>; query?: z.ZodObject; body?: z.ZodType; ok: [number, z.ZodType | null, "page"?] },
-) => void;
+type Reg = Register;
 
 export function registerSubscriptions(r: Reg) {
   const id = { id: "The subscription's" };
@@ -54,10 +52,10 @@ export function registerSubscriptions(r: Reg) {
   r("get", "/subscriptions", { tag, summary: "Subscriptions, newest first; filters status, customerId (subscriptions:read)", query: pageQuery.extend(subscriptionFilters), ok: [200, Subscription, "page"] });
   r("get", "/subscriptions/{id}", { tag, summary: "A subscription with its default card (subscriptions:read)", params: id, ok: [200, Subscription] });
   r("patch", "/subscriptions/{id}", { tag, summary: "Set cancelAtPeriodEnd (subscriptions:write; 400 invalid_subscription_state when cancelled)", params: id, body: z.strictObject({ cancelAtPeriodEnd: z.boolean() }), ok: [200, Subscription] });
-  r("post", "/subscriptions/{id}/renew", { tag, summary: "Renew a manual-mode subscription now (subscriptions:write; 422 invalid_state, 409 conflict, charged false on a decline)", params: id, ok: [200, Renewal] });
-  r("post", "/subscriptions/{id}/change-plan", { tag, summary: "Change plan now (full charge, new period) or at period end (pending fields); 400 invalid_subscription_state, 402 payment_failed", params: id, body: changePlanInput, ok: [200, Subscription] });
-  r("post", "/subscriptions/{id}/change-quantity", { tag, summary: "Change seats now (prorated) or at period end; 400 quantity_unchanged, 402 payment_failed", params: id, body: changeQuantityInput, ok: [200, WithProration] });
+  r("post", "/subscriptions/{id}/renew", { errors: ["invalid_state", "payment_failed"], tag, summary: "Renew a manual-mode subscription now (subscriptions:write; 422 invalid_state, 409 conflict, charged false on a decline)", params: id, ok: [200, Renewal] });
+  r("post", "/subscriptions/{id}/change-plan", { errors: ["invalid_subscription_state", "payment_failed"], tag, summary: "Change plan now (full charge, new period) or at period end (pending fields); 400 invalid_subscription_state, 402 payment_failed", params: id, body: changePlanInput, ok: [200, Subscription] });
+  r("post", "/subscriptions/{id}/change-quantity", { errors: ["invalid_subscription_state", "quantity_unchanged", "payment_failed"], tag, summary: "Change seats now (prorated) or at period end; 400 quantity_unchanged, 402 payment_failed", params: id, body: changeQuantityInput, ok: [200, WithProration] });
   r("delete", "/subscriptions/{id}/pending-change", { tag, summary: "Clear the pending plan and quantity change (no-op if none)", params: id, ok: [200, Subscription] });
-  r("post", "/subscriptions/{id}/resume", { tag, summary: "Clear cancelAtPeriodEnd; the status is unchanged (400 invalid_subscription_state when cancelled)", params: id, ok: [200, Subscription] });
+  r("post", "/subscriptions/{id}/resume", { errors: ["invalid_subscription_state"], tag, summary: "Clear cancelAtPeriodEnd; the status is unchanged (400 invalid_subscription_state when cancelled)", params: id, ok: [200, Subscription] });
   r("get", "/customers/{id}/trial-eligibility", { tag: "customers", summary: "Whether the customer may start a trial of a plan (customers:read)", params: { id: "The customer's" }, query: z.strictObject({ planReference: z.string().min(1).max(200) }), ok: [200, TrialEligibility] });
 }

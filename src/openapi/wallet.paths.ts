@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { clientTokenInput } from "../wallet/pm-tokens.service";
 import { attachCardInput, confirmInput, setDefaultInput } from "../wallet/saved-cards.service";
+import type { Register } from "./operation";
 
 const ts = z.iso.datetime();
 
@@ -70,7 +71,7 @@ export const BuyerSubscription = z
   })
   .meta({ id: "BuyerSubscription" });
 
-type Reg = (method: "get" | "post" | "patch" | "delete", path: string, op: { tag: string; summary: string; pmToken?: boolean; params?: Record<string, string>; body?: z.ZodType; ok: [number, z.ZodType | null] }) => void;
+type Reg = Register;
 
 export function registerWallet(r: Reg) {
   const tag = "wallet";
@@ -84,9 +85,9 @@ export function registerWallet(r: Reg) {
   r("post", "/me/payment-methods/embed-token", { tag, pmToken: true, summary: "A zero-amount vault session to add a card (X-Service-PM-Token)", ok: [201, VaultSession] });
   r("post", "/me/payment-methods/confirm", { tag, pmToken: true, summary: "Vault the card of a vault session (X-Service-PM-Token)", body: confirmInput, ok: [201, SavedCard] });
   r("patch", "/me/payment-methods/{id}", { tag, pmToken: true, summary: "Make this card the default (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, body: setDefaultInput, ok: [200, SavedCard] });
-  r("delete", "/me/payment-methods/{id}", { tag, pmToken: true, summary: "Remove a card (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, ok: [200, z.object({ id: z.string() })] });
+  r("delete", "/me/payment-methods/{id}", { errors: ["cannot_remove_default"], tag, pmToken: true, summary: "Remove a card (X-Service-PM-Token)", params: { id: "Saved card (cpm_…)" }, ok: [200, z.object({ id: z.string() })] });
   r("get", "/me/subscriptions/{id}", { tag, pmToken: true, summary: "The buyer's subscription (X-Service-PM-Token)", params: { id: "Subscription" }, ok: [200, BuyerSubscription] });
-  r("post", "/me/subscriptions/{id}/retry-charge", {
+  r("post", "/me/subscriptions/{id}/retry-charge", { errors: ["invalid_state", "conflict", "payment_failed"],
     tag,
     pmToken: true,
     summary: "Charge a past-due subscription again on the default card now (X-Service-PM-Token); 422 invalid_state when not past due, 409 conflict while a renewal runs",

@@ -11,7 +11,7 @@ import { captureOrderPayments, paymentView } from "../payments/payments.service"
 import type { Address } from "../shared/address";
 import type { SelectedShipping } from "../carts/carts.service";
 import type { Actor, ORDER_STATUSES, OrderStatus } from "./order.machine";
-import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView, type PAYMENT_STATUSES, subscribeOrderUpdates } from "./orders.service";
+import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView, paymentsOfOrder, type PAYMENT_STATUSES, subscribeOrderUpdates } from "./orders.service";
 
 type OrderV = ReturnType<typeof orderView>;
 type OrderPaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -148,7 +148,7 @@ export const OrderRef = builder.objectRef<OrderV>("Order").implement({
     source: t.field({ type: OrderSourceEnum, nullable: true, description: "Where it came from; null for orders placed before this was recorded", resolve: (o) => (o.source as OrderSource | null) ?? null }),
     cancelledAt: t.field({ type: "DateTime", nullable: true, description: "When it was cancelled", resolve: (o) => o.cancelledAt }),
     closedAt: t.field({ type: "DateTime", nullable: true, description: "When it was closed", resolve: (o) => o.closedAt }),
-    payments: t.field({ type: [PaymentRef], description: "Its payments, newest first", resolve: async (o, _a, ctx) => (await orderPayments(ctx, o.id)).map(paymentView) }),
+    payments: t.field({ type: [PaymentRef], description: "Its payments, newest first", resolve: async (o, _a, ctx) => (await paymentsOfOrder(ctx, o.id)).map(paymentView) }),
     createdAt: t.field({ type: "DateTime", resolve: (o) => o.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (o) => o.updatedAt }),
   }),

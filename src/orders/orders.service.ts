@@ -14,6 +14,7 @@ import { moveOrderSoon, ORDER_STATUSES, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
 import { isUuid } from "../shared/ids";
+import { batchLoader, loaderOf } from "../shared/batch";
 
 export const PAYMENT_STATUSES = ["pending", "authorized", "processing", "partially_paid", "captured", "partially_refunded", "refunded", "failed", "voided", "disputed", "expired"] as const;
 
@@ -179,6 +180,27 @@ export async function orderPayments(ctx: Ctx, id: string) {
   requireScope(ctx, "payments:read");
   const o = await findOrder(ctx, id);
   return [...o.payments].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+/**
+ * Order.payments of a GraphQL order (in a list, or the one of a mutation's answer): the payments of every order
+ * asked while the executor walks the list are read in one statement (src/shared/batch.ts), newest first.
+ */
+export function paymentsOfOrder(ctx: Ctx, orderId: string): Promise<Payment[]> {
+  requireScope(ctx, "payments:read");
+  const t = requireTenant(ctx);
+  const load = loaderOf(ctx, `orderPayments:${t.applicationId}:${t.environmentId}`, () =>
+    batchLoader<string, Payment[]>(async (orderIds) => {
+      const rows = await ctx.db.payment.findMany({
+        where: { orderId: { in: orderIds }, applicationId: t.applicationId, environmentId: t.environmentId },
+        orderBy: [{ createdAt: "desc" }, { id: "asc" }],
+      });
+      const byOrder = new Map<string, Payment[]>();
+      for (const p of rows) byOrder.set(p.orderId!, [...(byOrder.get(p.orderId!) ?? []), p]);
+      return byOrder;
+    }, []),
+  );
+  return load(orderId);
 }
 
 export async function orderStatusHistory(ctx: Ctx, id: string) {

@@ -65,7 +65,7 @@ export function toDomainError(err: unknown): DomainError {
   if (e?.type === "request.aborted") return new DomainError("request_aborted", 400, "Request aborted");
   if (e instanceof URIError) return new DomainError("invalid_path", 400, "The request path is not valid percent-encoding");
   if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
-    return new DomainError("bad_request", e.status, e.expose ? String(e.message) : "Malformed request");
+    return new DomainError("bad_request", 400, e.expose ? String(e.message) : "Malformed request");
   }
   return new DomainError("internal_error", 500, "An unexpected error occurred");
 }

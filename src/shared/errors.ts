@@ -1,18 +1,44 @@
 // One error type for every rule the specs name: a stable code plus its HTTP status. REST maps it in one
 // handler; GraphQL puts the same code in extensions.code. Anything else is unexpected and masked.
 import type { z } from "zod";
+import { strictErrorCatalogue } from "../config";
+import { ERROR_CATALOGUE, statusOf, type ErrorCode } from "./error-catalogue";
+
+export { ERROR_CATALOGUE, errorCatalogue, statusOf, type ErrorCode } from "./error-catalogue";
 
 export type Issue = { path: (string | number)[]; message: string };
 
+/**
+ * The status always comes from the error catalogue (src/shared/error-catalogue.ts): a code has one status
+ * everywhere. The constructor still takes the status its callers state, and checks it: outside production a code
+ * missing from the catalogue, or stated with another status, throws (test/error-catalogue.test.ts finds the same
+ * statically); in production the catalogue's status wins and an uncatalogued code keeps the one stated.
+ * `DomainError.of(code, message, details)` takes the status from the catalogue alone.
+ */
 export class DomainError extends Error {
+  readonly status: number;
+
   constructor(
     readonly code: string,
-    readonly status: number,
+    status: number,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "DomainError";
+    const catalogued = statusOf(code);
+    if (catalogued !== status && strictErrorCatalogue) {
+      throw new Error(
+        catalogued === undefined
+          ? `DomainError code "${code}" is not in the error catalogue (src/shared/error-catalogue.ts)`
+          : `DomainError code "${code}" has status ${catalogued} in the error catalogue, not ${status}`,
+      );
+    }
+    this.status = catalogued ?? status;
+  }
+
+  static of(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    return new DomainError(code, ERROR_CATALOGUE[code].status, message, details);
   }
 }
 
@@ -26,8 +52,8 @@ export const errors = {
   unauthorized: (message = "Missing or invalid credentials") => new DomainError("unauthorized", 401, message),
   forbidden: (message: string) => new DomainError("forbidden", 403, message),
   permissionDenied: (message: string) => new DomainError("permission_denied", 403, message),
-  insufficientScopes: (required: string[], status = 403) =>
-    new DomainError("insufficient_scopes", status, `This credential lacks the required scope: ${required.join(", ")}`, { required }),
+  insufficientScopes: (required: string[]) =>
+    new DomainError("insufficient_scopes", 403, `This credential lacks the required scope: ${required.join(", ")}`, { required }),
   invalidScope: (scopes: string[], reason: string) =>
     new DomainError("invalid_scope", 400, `Invalid scope ${scopes.map((s) => `"${s}"`).join(", ")}: ${reason}`, { scopes }),
   applicationKeyWorkspaceRoute: () =>

@@ -144,7 +144,7 @@ export function calculateForCart(cart: CartWithItems, config: ShippingTaxConfig,
   if (selectedShippingMethodId) {
     selectedMethod = methods.find((m) => m.methodId === selectedShippingMethodId) ?? null;
     if (!selectedMethod) {
-      throw new DomainError("validation_error", 400, `Shipping method "${selectedShippingMethodId}" is not available for this cart`, {
+      throw new DomainError("validation_error", 422, `Shipping method "${selectedShippingMethodId}" is not available for this cart`, {
         issues: [{ path: ["selectedShippingMethodId"], message: "Unknown or unavailable shipping method" }],
         availableMethodIds: methods.map((m) => m.methodId),
       });
@@ -166,16 +166,6 @@ export function calculateForCart(cart: CartWithItems, config: ShippingTaxConfig,
   };
 }
 
-/** Body errors on this route are 400 validation_error, as commerce.md part 4 says for unknown fields. */
-function parseCalculateInput(body: unknown): CalculateInput {
-  try {
-    return parseInput(calculateInput, body ?? {});
-  } catch (e) {
-    if (e instanceof DomainError && e.code === "validation_error") throw new DomainError(e.code, 400, e.message, e.details);
-    throw e;
-  }
-}
-
 /** Either scope suffices: a storefront backend holding only carts:write can price its own carts. */
 function requireCalculateScope(ctx: Ctx) {
   const p = requireSecretOrDashboard(ctx);
@@ -193,7 +183,7 @@ function requireCalculateScope(ctx: Ctx) {
  */
 export async function calculateCart(ctx: Ctx, cartId: string, body: unknown): Promise<CartCalculation> {
   requireCalculateScope(ctx);
-  const input = parseCalculateInput(body);
+  const input: CalculateInput = parseInput(calculateInput, body ?? {});
   const t = tenantIds(ctx);
   const persist = input.persist || input.kind === "checkout_final";
   const writesAddress = input.shippingAddress !== undefined || input.billingAddress !== undefined;

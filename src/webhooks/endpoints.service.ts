@@ -84,12 +84,12 @@ export function deliveryView(d: WebhookDelivery & { event?: { type: string } }) 
   };
 }
 
-/** Each subscribed event needs its read scope on the calling credential (400 insufficient_scopes). */
+/** Each subscribed event needs its read scope on the calling credential (403 insufficient_scopes). */
 function checkEventScopes(ctx: Ctx, types: string[]) {
   const p = ctx.principal!;
   const missing = [...new Set(types.map((t) => READ_SCOPE.get(t)!).filter((s) => !hasScope(p.scopes, s)))];
   if (missing.length) {
-    throw new DomainError("insufficient_scopes", 400, `Subscribing needs the read scope of each event: missing ${missing.join(", ")}`, { required: missing });
+    throw new DomainError("insufficient_scopes", 403, `Subscribing needs the read scope of each event: missing ${missing.join(", ")}`, { required: missing });
   }
 }
 

@@ -50,12 +50,16 @@ export function assertDocumented(method: string, apiPath: string, status: number
   const { template, op } = found;
   const key = op.responses[String(status)] ? String(status) : status >= 400 ? "default" : null;
   if (!key) throw new Error(`OpenAPI: ${where}: status ${status} is not documented for ${method.toUpperCase()} ${template} (documented: ${Object.keys(op.responses).join(", ")})`);
-  const content = op.responses[key].content?.["application/json"];
+  // a shared response (components.responses) is named by a $ref
+  const ref: string | undefined = op.responses[key].$ref;
+  const at = ref ? ref.replace(/^#\//, "").split("/") : ["paths", template, method.toLowerCase(), "responses", key];
+  const response = ref ? doc.components.responses[at[2]] : op.responses[key];
+  const content = response.content?.["application/json"];
   if (!content) {
     if (body !== null && body !== "") throw new Error(`OpenAPI: ${where}: the document says no body, got ${JSON.stringify(body).slice(0, 200)}`);
     return;
   }
-  const v = validatorFor(pointer("paths", template, method.toLowerCase(), "responses", key, "content", "application/json", "schema"));
+  const v = validatorFor(pointer(...at, "content", "application/json", "schema"));
   if (!v(body)) {
     throw new Error(`OpenAPI: ${where} does not match the document: ${ajv.errorsText(v.errors, { separator: "; " })}\nbody: ${JSON.stringify(body).slice(0, 600)}`);
   }

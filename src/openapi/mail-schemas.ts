@@ -1,0 +1,64 @@
+// Response shapes of applications and the mail routes (see ./schemas.ts).
+import { z } from "zod";
+
+const id = z.uuid();
+const ts = z.iso.datetime();
+
+export const Application = z
+  .object({
+    id,
+    workspaceId: id,
+    name: z.string(),
+    slug: z.string(),
+    currency: z.string(),
+    storefrontBaseUrl: z.string().nullable(),
+    allowedOrigins: z.array(z.string()),
+    cartRecoveryUrlTemplate: z.string().nullable(),
+    checkoutLinkBaseUrl: z.string().nullable(),
+    logoUrl: z.string().nullable(),
+    brandColor: z.string().nullable(),
+    supportEmail: z.string().nullable(),
+    createdAt: ts,
+  })
+  .strict()
+  .meta({ id: "Application" });
+
+// ---- mail --------------------------------------------------------------------------------------------------
+
+export const Email = z
+  .object({
+    id,
+    template: z.string(),
+    audience: z.enum(["buyer", "merchant", "invitee", "member"]),
+    to: z.array(z.string()),
+    status: z.enum(["queued", "sending", "sent", "kept", "failed"]),
+    subject: z.string().nullable().meta({ description: "Set once rendered by the mail job" }),
+    html: z.string().nullable(),
+    text: z.string().nullable(),
+    quoteId: id.nullable(),
+    orderId: id.nullable(),
+    paymentId: id.nullable(),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+    sentAt: ts.nullable(),
+    createdAt: ts,
+  })
+  .strict()
+  .meta({ id: "Email" });
+
+const templateText = { subject: z.string(), heading: z.string(), body: z.string(), ctaLabel: z.string().nullable() };
+export const EmailTemplate = z
+  .object({
+    name: z.string(),
+    audience: z.enum(["buyer", "merchant", "invitee", "member"]),
+    description: z.string(),
+    ...templateText,
+    defaults: z.object(templateText).strict(),
+    customized: z.boolean(),
+    variables: z.array(z.string()).meta({ description: "The {{placeholders}} a template may use" }),
+    updatedAt: ts.nullable(),
+  })
+  .strict()
+  .meta({ id: "EmailTemplate" });
+
+export const RenderedEmail = z.object({ subject: z.string(), html: z.string(), text: z.string() }).strict().meta({ id: "RenderedEmail" });

@@ -1,0 +1,28 @@
+// The document's tags, in the order the reference shows them: every operation's tag must be one of these
+// (document.ts throws otherwise), and each says what its operations are for.
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: "platform", description: "The calling credential, applications, API keys, workspace environments and payment connectors." },
+  { name: "team", description: "Workspace members and invitations: who may use the dashboard, with which roles and environment grants." },
+  { name: "oauth", description: "The OAuth apps a dashboard member authorized (their grants), and revoking them." },
+  { name: "billing", description: "The workspace's own subscription to the platform and its saved cards: how a workspace goes live." },
+  { name: "partners", description: "Partner trials: a partner opens a trial workspace for a client and hands its billing over." },
+  { name: "events", description: "The event log and the catalogue of event types with their triggers and data keys." },
+  { name: "webhooks", description: "Webhook endpoints, their signing secrets, deliveries, replays and test pings." },
+  { name: "customers", description: "Customers of the merchant, by id or by the merchant's own external id." },
+  { name: "carts", description: "Carts: lines, addresses, shipping selection, tax lines and promotion codes." },
+  { name: "discounts", description: "Promotion codes: percent or fixed, with dates, limits and a minimum subtotal." },
+  { name: "shipping-tax", description: "Flat shipping rates and the tax table, cart calculation and the storefront estimate." },
+  { name: "checkout", description: "Checkout sessions: hosted and embedded pages, payment methods and completion into one order." },
+  { name: "orders", description: "Orders and their lifecycle: drafts, status, holds, comps, cancellation, line edits, refunds, timeline and export." },
+  { name: "fulfillments", description: "Handing over or shipping an order's units, tracking and delivery." },
+  { name: "returns", description: "Returns of fulfilled units: requested, received or cancelled." },
+  { name: "payments", description: "Payments and their transactions: capture, refund, disputes, Net-N invoices and the test processor." },
+  { name: "subscriptions", description: "Recurring subscriptions made by recurring checkouts: renewals, plan and quantity changes, pauses." },
+  { name: "wallet", description: "Saved cards: the merchant's view of a customer's wallet, and the buyer's own routes (wallet client token)." },
+  { name: "quotes", description: "Quotes on the merchant side: drafts, revisions, issue, comments, acceptance by a rep, request forms and notifications." },
+  { name: "quote links", description: "The buyer's link to a quote (the share token is the authority): read, comment, request changes, decline, accept, PDF." },
+  { name: "mail", description: "The outgoing mail log and the lifecycle email templates, with previews." },
+  { name: "imports", description: "Bulk imports of customers and orders from CSV, TSV or Excel files: upload, inspect, map, validate, commit, undo." },
+  { name: "application scripts", description: "Scripts a merchant adds to the hosted checkout page, their health and the kill switch." },
+  { name: "extensions", description: "Extensions: publishing versions, installing them into an application and environment, and their webhooks and sessions." },
+];
