@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { buildSchema, getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, type GraphQLField, type GraphQLInputType, type GraphQLType } from "graphql";
 import { openApiDocument } from "../src/openapi/document";
+import { UNSAFE_TEXT } from "../src/shared/errors";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
@@ -143,6 +144,48 @@ test("no /api/v1 operation answers 5xx to hostile path parameters, query strings
   expect(failures).toEqual([]);
 }, 600_000);
 
+/** Ids no resource can have: NUL raw and inside a UUID, an overlong NUL, a lone surrogate (CESU), bytes no UTF-8 has, not a UUID. */
+const BAD_PATH_IDS = ["%00", `${randomUUID()}%00`, "%C0%80", "%ED%A0%80", "%FF%FE", "not-a-uuid"];
+
+test("an id with NUL, invalid UTF-8 escapes, a lone surrogate or not a UUID is an unknown id on every /api/v1 route with a path parameter", async () => {
+  const doc = openApiDocument() as { paths: Record<string, Record<string, any>>; security?: Record<string, unknown>[] };
+  const failures: string[] = [];
+  let probed = 0;
+  for (const [route, item] of Object.entries(doc.paths)) {
+    const params = [...route.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    if (!params.length) continue;
+    for (const m of ["get", "post", "put", "patch", "delete"].filter((x) => item[x])) {
+      const op = item[m];
+      const method = m.toUpperCase();
+      const schemes = ((op.security ?? doc.security ?? []) as Record<string, unknown>[]).flatMap((s) => Object.keys(s));
+      // with each credential the operation takes: a route that refuses the key (403) still reads the id for a session
+      const session = { authorization: `Bearer ${demo.dashboardToken}`, "x-service-environment-id": demo.environments.sandbox.id };
+      const creds: Record<string, string>[] = [...(schemes.includes("apiKey") ? [{ "x-api-key": demo.apiKey }] : []), ...(schemes.includes("dashboardSession") ? [session] : [])];
+      const seg = route.split("/")[1];
+      const realOf = (n: string) => (n === "id" ? (idBySeg[seg] ?? randomUUID()) : n === "workspaceId" ? demo.workspaceId : n === "environmentId" ? spareEnvironmentId : randomUUID());
+      for (const headers of creds.length ? creds : [{}]) {
+      const send = async (pth: string) => {
+        const res = await fetch(`${t.url}/api/v1${pth}`, { method, headers: method === "GET" || method === "DELETE" ? headers : { ...headers, "content-type": "application/json" }, body: method === "GET" || method === "DELETE" ? undefined : "{}" });
+        const text = await res.text();
+        return { status: res.status, text: text.slice(0, 200) };
+      };
+      for (const param of params) {
+        const at = (v: string) => route.replace(/\{(\w+)\}/g, (_, n: string) => (n === param ? v : realOf(n)));
+        // what an unknown, well-formed id gets here (404 mostly; 401 or 403 where credentials come first)
+        const unknown = await send(at(randomUUID()));
+        for (const bad of BAD_PATH_IDS) {
+          probed++;
+          const r = await send(at(bad));
+          if (r.status !== 404 && r.status !== unknown.status) failures.push(`${method} ${route} {${param}}=${bad} (${headers["x-api-key"] ? "key" : "session"}): ${r.status}, expected 404 or ${unknown.status} as for an unknown id ${r.text}`);
+        }
+      }
+      }
+    }
+  }
+  expect(probed).toBeGreaterThanOrEqual(500);
+  expect(failures).toEqual([]);
+}, 600_000);
+
 // ---- GraphQL -------------------------------------------------------------------------------------------------
 
 const gqlSchema = buildSchema(readFileSync(path.resolve(__dirname, "../schema.graphql"), "utf8"));
@@ -204,3 +247,55 @@ test("the service still answers after the tables", async () => {
   expect((await client(t.url)("GET", "whoami", { key: demo.apiKey })).status).toBe(200);
   expect((await client(t.url)("GET", `workspaces/${demo.workspaceId}/environments`, { token: demo.dashboardToken })).status).toBe(200);
 });
+
+/** A plain value of an input type (only required input fields), every ID in it `id`. */
+function plain(ty: GraphQLInputType, id: string): unknown {
+  const inner = isNonNullType(ty) ? ty.ofType : ty;
+  if (isListType(inner)) return [plain(inner.ofType as GraphQLInputType, id)];
+  if (isInputObjectType(inner)) return Object.fromEntries(Object.values(inner.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, plain(f.type, id)]));
+  if (isEnumType(inner)) return inner.getValues()[0].value;
+  const values: Record<string, unknown> = { ID: id, Int: 1, Float: 1, Boolean: true, String: "x", DateTime: "2026-01-01T00:00:00Z", JSON: {} };
+  return inner.name in values ? values[inner.name] : "x";
+}
+
+const takesId = (ty: GraphQLInputType) => getNamedType(ty).name === "ID" && !isListType(isNonNullType(ty) ? ty.ofType : ty);
+
+test("an ID argument with NUL, a lone surrogate, invalid escapes or not a UUID is an unknown id on every GraphQL field", async () => {
+  const failures: string[] = [];
+  let probed = 0;
+  const cred = (k: number): Record<string, string> => (k % 2 ? { authorization: `Bearer ${demo.dashboardToken}`, "x-service-environment-id": demo.environments.sandbox.id } : { "x-api-key": demo.apiKey });
+  const ask = async (query: string, variables: Record<string, unknown>, k: number) => {
+    const res = await fetch(`${t.url}/graphql`, { method: "POST", headers: { ...cred(k), "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
+    const body = (await res.json()) as { errors?: { extensions?: { code?: string; status?: number } }[] };
+    const e = body.errors?.[0]?.extensions;
+    return { http: res.status, code: e?.code ?? null, status: e?.status ?? null };
+  };
+  const fields: [string, GraphQLField<unknown, unknown>][] = [
+    ...Object.values(gqlSchema.getQueryType()!.getFields()).map((f) => ["query", f] as [string, GraphQLField<unknown, unknown>]),
+    ...Object.values(gqlSchema.getMutationType()!.getFields()).map((f) => ["mutation", f] as [string, GraphQLField<unknown, unknown>]),
+  ];
+  for (const [kind, f] of fields.filter(([, f]) => f.args.some((a) => takesId(a.type)))) {
+    const vars = f.args.map((a) => `$${a.name}: ${String(a.type)}`).join(", ");
+    const query = `${kind} BadId(${vars}) { ${f.name}(${f.args.map((a) => `${a.name}: $${a.name}`).join(", ")}) ${selection(f.type)} }`;
+    // the bad id in the field's own ID arguments; ids inside input objects are body fields (422 when malformed)
+    const variablesWith = (id: string) => Object.fromEntries(f.args.map((a) => [a.name, plain(a.type, getNamedType(a.type).name === "ID" && !isListType(isNonNullType(a.type) ? a.type.ofType : a.type) ? id : randomUUID())]));
+    for (const k of [0, 1]) {
+      const unknown = await ask(query, variablesWith(randomUUID()), k);
+      for (const bad of ["\u0000", `${randomUUID()}\u0000`, "\ud800", "x\udfffy", "%C0%80", "not-a-uuid"]) {
+        probed++;
+        const r = await ask(query, variablesWith(bad), k);
+        const internal = r.http >= 500 || r.code === "internal_error" || Number(r.status) >= 500;
+        // a filter (the unknown id answers, with nothing found) may refuse a malformed id as input; a non-UUID that
+        // is valid text may be refused as input where the argument is parsed like a body field (never NUL or a
+        // lone surrogate: those are 404 whatever the field)
+        const unsafe = UNSAFE_TEXT.test(bad);
+        const input = r.code === "validation_error" && (unknown.code === null || !unsafe);
+        if (internal || (r.status !== 404 && r.code !== unknown.code && !input)) {
+          failures.push(`${f.name} ${JSON.stringify(bad)} (${k ? "session" : "key"}): ${r.code} ${r.status}, expected 404 or ${unknown.code} as for an unknown id`);
+        }
+      }
+    }
+  }
+  expect(probed).toBeGreaterThanOrEqual(500);
+  expect(failures).toEqual([]);
+}, 600_000);

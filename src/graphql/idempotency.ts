@@ -6,7 +6,8 @@ import type { Plugin } from "graphql-yoga";
 import { createGraphQLError } from "graphql-yoga";
 import { getOperationAST, print, type ExecutionResult } from "graphql";
 import { claimIdempotencyKey, completeIdempotencyKey, idempotencyOwner, requestHash } from "../shared/idempotency.service";
-import { DomainError } from "../shared/errors";
+import { DomainError, errors as domainErrors } from "../shared/errors";
+import { isInvalidTextInput } from "../shared/context";
 import { withoutSecrets } from "../shared/secrets";
 import type { GqlContext } from "./builder";
 
@@ -44,7 +45,7 @@ export function idempotentMutations(): Plugin<GqlContext & { request?: Request }
           const r = result as ExecutionResult;
           // Errors here are not masked yet: store them as a client sees them (the domain code and status).
           const errors = r.errors?.map((e) => {
-            const de = e.originalError instanceof DomainError ? e.originalError : null;
+            const de = e.originalError instanceof DomainError ? e.originalError : isInvalidTextInput(e.originalError) ? domainErrors.notFound() : null;
             const code = de?.code ?? e.extensions?.code ?? (e.originalError ? "internal_error" : "validation_error");
             const status = de?.status ?? Number(e.extensions?.status ?? (code === "internal_error" ? 500 : 422));
             return { message: de?.message ?? e.message, path: e.path, locations: e.locations, extensions: { code, status, ...(de?.details ? { details: de.details } : {}) } };

@@ -6,12 +6,13 @@ import type { DocumentNode } from "graphql";
 import { operationIsGated } from "../billing/live-gate";
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
-import { type Deps, makeCtx, reportLimit } from "../shared/context";
+import { type Deps, isInvalidTextInput, makeCtx, reportLimit } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
 import { PM_TOKEN_HEADER } from "../wallet/pm-tokens.service";
 import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
 import { idempotentMutations } from "./idempotency";
+import { unknownIdArguments } from "./bad-ids";
 import { schema } from "./schema";
 
 export interface CredentialSource {
@@ -113,6 +114,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
     },
     plugins: [
       liveGatePlugin(),
+      unknownIdArguments(),
       idempotentMutations(),
       {
         onResponse({ request, response }: { request: Request; response: Response }) {
@@ -130,7 +132,8 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
     ],
     maskedErrors: {
       maskError(error: any, message) {
-        const original = error?.originalError;
+        // an id argument the database cannot compare (NUL, not a UUID) is an unknown id, as over REST
+        const original = isInvalidTextInput(error?.originalError) ? errors.notFound() : error?.originalError;
         if (original instanceof DomainError) {
           const http = original.code === "rate_limited" ? { http: { status: 429, headers: limitHeaders(refusedState(original), true) } } : {};
           return createGraphQLError(original.message, {

@@ -1,7 +1,7 @@
 // Shared REST plumbing: the request context, the one response writer, and the one error handler.
 import type { NextFunction, Request, Response } from "express";
 import { DomainError, errors } from "../shared/errors";
-import type { Ctx } from "../shared/context";
+import { type Ctx, isInvalidTextInput } from "../shared/context";
 import type { Page } from "../shared/pagination";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 import { limitHeaders, refusalHeaders } from "../shared/rate-limit";
@@ -63,7 +63,9 @@ export function toDomainError(err: unknown): DomainError {
     return new DomainError("unsupported_encoding", 415, e.message);
   }
   if (e?.type === "request.aborted") return new DomainError("request_aborted", 400, "Request aborted");
-  if (e instanceof URIError) return new DomainError("invalid_path", 400, "The request path is not valid percent-encoding");
+  // A path parameter that is not valid percent-encoded UTF-8 (an overlong NUL, a lone surrogate), or an id the
+  // database cannot even compare (NUL, not a UUID): no resource has it, so it is an unknown id.
+  if (e instanceof URIError || isInvalidTextInput(e)) return errors.notFound();
   if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
     return new DomainError("bad_request", 400, e.expose ? String(e.message) : "Malformed request");
   }

@@ -230,6 +230,17 @@ export function pgCode(e: unknown): string | undefined {
   );
 }
 
+/**
+ * True when PostgreSQL refused a value as text for its column: a NUL byte or invalid UTF-8 (22021), text that is not
+ * a UUID (22P02), or Prisma's own refusal of a malformed UUID (P2023). Only ids reach the database unchecked (bodies
+ * and query strings are parsed first), so the REST and GraphQL error mappers answer these as an unknown id (404).
+ */
+export function isInvalidTextInput(e: unknown): boolean {
+  const anyE = e as any;
+  const code = pgCode(e) ?? /Code: `(22021|22P02)`/.exec(String(anyE?.message ?? ""))?.[1];
+  return code === "22021" || code === "22P02" || anyE?.code === "P2023";
+}
+
 /** True for a unique-constraint violation (Prisma P2002 or SQLSTATE 23505). */
 export function isUniqueViolation(e: unknown): boolean {
   const anyE = e as any;
