@@ -28,6 +28,8 @@ export const LIMITS = {
   quoteRequestIp: { setting: "RATE_LIMIT_QUOTE_REQUESTS_PER_IP", what: "quote requests per IP address" },
   quoteLinkIp: { setting: "RATE_LIMIT_QUOTE_LINKS_PER_IP", what: "quote link requests per IP address" },
   quoteLinkToken: { setting: "RATE_LIMIT_QUOTE_LINKS_PER_TOKEN", what: "requests per quote link" },
+  // the token endpoint's bad codes, refresh tokens and client credentials, per client id (per address: authFailureIp)
+  oauthClientFailures: { setting: "RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT", what: "failed token requests per OAuth client" },
 } as const;
 export type LimitName = keyof typeof LIMITS;
 

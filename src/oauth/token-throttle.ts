@@ -1,0 +1,69 @@
+// The token endpoint's throttle: bad authorization codes, bad refresh tokens and bad client credentials
+// (invalid_grant, invalid_client) count against the caller's address (the same bucket as every failed
+// authentication, RATE_LIMIT_AUTH_FAILURES_PER_IP) and against the client id they name
+// (RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT). The failure that passes a limit is answered 429 instead, and from then on
+// this process refuses the address or client before the request reaches the authorization server, until the
+// window ends (the same contract as a guessed API key: rate-limit.ts blocked()). Every 429 carries Retry-After.
+import express, { type Request, type Response } from "express";
+import type { KoaContextWithOIDC } from "oidc-provider";
+import type { Deps } from "../shared/context";
+import { DomainError } from "../shared/errors";
+
+const FAILURES = new Set(["invalid_grant", "invalid_client"]);
+// The provider reads a body an upstream parser already read (its documented fallback), with its own size limit.
+const parseForm = express.urlencoded({ extended: false, limit: "56kb", parameterLimit: 100 });
+
+const isRateLimited = (e: unknown): e is DomainError => e instanceof DomainError && e.code === "rate_limited";
+const retryAfter = (e: DomainError) => String(Math.max(1, Number((e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 60)));
+const body429 = (e: DomainError) => ({ error: "rate_limited", error_description: e.message });
+
+/** The client id a token request names: the form's client_id, or the user part of Basic credentials. */
+function clientIdOf(form: unknown, authorization: string | undefined): string | null {
+  const fromForm = (form as { client_id?: unknown } | undefined)?.client_id;
+  if (typeof fromForm === "string" && fromForm) return fromForm.slice(0, 200);
+  const basic = /^Basic\s+([A-Za-z0-9+/=]{1,400})$/i.exec(authorization ?? "")?.[1];
+  if (!basic) return null;
+  const user = Buffer.from(basic, "base64").toString("utf8").split(":")[0];
+  return user ? decodeURIComponent(user.replace(/\+/g, "%20")).slice(0, 200) : null;
+}
+
+/**
+ * Express, before the provider: answers 429 (and returns true) when this address or client was refused in this
+ * window. Parses the form to read the client id; the provider then reads the parsed body.
+ */
+export async function refuseThrottledTokenRequest(deps: Deps, req: Request, res: Response): Promise<boolean> {
+  await new Promise<void>((resolve, reject) => parseForm(req, res, (e?: unknown) => (e ? reject(e) : resolve())));
+  try {
+    deps.limits.blocked("authFailureIp", req.ip ?? "");
+    const clientId = clientIdOf(req.body, req.get("authorization"));
+    if (clientId) deps.limits.blocked("oauthClientFailures", clientId);
+    return false;
+  } catch (e) {
+    if (!isRateLimited(e)) throw e;
+    res.set({ "Retry-After": retryAfter(e), "Cache-Control": "no-store" }).status(429).json(body429(e));
+    return true;
+  }
+}
+
+/** Koa, around the provider's routes: counts a failed token request; the one past a limit becomes a 429. */
+export function countTokenFailures(deps: Deps) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next();
+    if (ctx.oidc?.route !== "token" || ctx.status < 400 || ctx.status >= 500) return;
+    const error = (ctx.body as { error?: unknown } | undefined)?.error;
+    if (typeof error !== "string" || !FAILURES.has(error)) return;
+    const req = ctx.req as Request;
+    const clientId = clientIdOf(ctx.oidc.body, req.headers.authorization) ?? ctx.oidc.client?.clientId ?? null;
+    const spent = await Promise.allSettled([
+      deps.limits.consume("authFailureIp", req.ip ?? ""),
+      clientId ? deps.limits.consume("oauthClientFailures", clientId) : Promise.resolve(null),
+    ]);
+    for (const r of spent) if (r.status === "rejected" && !isRateLimited(r.reason)) throw r.reason;
+    const refused = spent.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (!refused) return;
+    ctx.remove("WWW-Authenticate");
+    ctx.set("Retry-After", retryAfter(refused.reason));
+    ctx.status = 429;
+    ctx.body = body429(refused.reason);
+  };
+}
