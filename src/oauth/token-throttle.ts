@@ -4,14 +4,34 @@
 // (RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT). The failure that passes a limit is answered 429 instead, and from then on
 // this process refuses the address or client before the request reaches the authorization server, until the
 // window ends (the same contract as a guessed API key: rate-limit.ts blocked()). Every 429 carries Retry-After.
-import express, { type Request, type Response } from "express";
+import { Readable } from "node:stream";
+import type { Request, Response } from "express";
 import type { KoaContextWithOIDC } from "oidc-provider";
 import type { Deps } from "../shared/context";
-import { DomainError } from "../shared/errors";
+import { DomainError, errors } from "../shared/errors";
 
 const FAILURES = new Set(["invalid_grant", "invalid_client"]);
-// The provider reads a body an upstream parser already read (its documented fallback), with its own size limit.
-const parseForm = express.urlencoded({ extended: false, limit: "56kb", parameterLimit: 100 });
+const BODY_LIMIT = 56 * 1024; // the provider's own
+
+/**
+ * Reads the form to learn the client id, then hands the same bytes to the provider as an unread stream (it reads
+ * the body itself; a body parsed upstream works too, but it warns about that on every process's first request).
+ */
+async function readForm(req: Request): Promise<URLSearchParams | null> {
+  if (!req.is("application/x-www-form-urlencoded")) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > BODY_LIMIT) throw errors.payloadTooLarge(BODY_LIMIT);
+    chunks.push(chunk);
+  }
+  const body = Buffer.concat(chunks);
+  const replay = Readable.from([body]);
+  Object.defineProperty(req, "readable", { value: true, configurable: true });
+  (req as unknown as { iterator: Readable["iterator"] }).iterator = replay.iterator.bind(replay);
+  return new URLSearchParams(body.toString("utf8"));
+}
 
 const isRateLimited = (e: unknown): e is DomainError => e instanceof DomainError && e.code === "rate_limited";
 const retryAfter = (e: DomainError) => String(Math.max(1, Number((e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 60)));
@@ -29,13 +49,13 @@ function clientIdOf(form: unknown, authorization: string | undefined): string | 
 
 /**
  * Express, before the provider: answers 429 (and returns true) when this address or client was refused in this
- * window. Parses the form to read the client id; the provider then reads the parsed body.
+ * window.
  */
 export async function refuseThrottledTokenRequest(deps: Deps, req: Request, res: Response): Promise<boolean> {
-  await new Promise<void>((resolve, reject) => parseForm(req, res, (e?: unknown) => (e ? reject(e) : resolve())));
   try {
-    deps.limits.blocked("authFailureIp", req.ip ?? "");
-    const clientId = clientIdOf(req.body, req.get("authorization"));
+    deps.limits.blocked("authFailureIp", req.ip ?? ""); // before the body is even read
+    const form = await readForm(req);
+    const clientId = clientIdOf({ client_id: form?.get("client_id") ?? undefined }, req.get("authorization"));
     if (clientId) deps.limits.blocked("oauthClientFailures", clientId);
     return false;
   } catch (e) {
