@@ -262,7 +262,10 @@ export function oauthPages(deps: Deps) {
       // under the same limits as API requests: failed attempts from one address end in 429, so tokens cannot be guessed here
       principal = token ? (await authenticateRequest(makeCtx(deps, null, req.ip), { authorization: `Bearer ${token}` }, SIGN_IN)).principal : null;
     } catch (e) {
-      if (e instanceof DomainError && e.code === "rate_limited") return render(req, res, 429, "Too many attempts: wait a minute and try again.");
+      if (e instanceof DomainError && e.code === "rate_limited") {
+        res.set("Retry-After", String((e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 60));
+        return render(req, res, 429, "Too many attempts: wait a minute and try again.");
+      }
     }
     if (!principal || principal.type !== "clerk_jwt" || !principal.member) {
       return render(req, res, 401, "That is not a valid dashboard session token of a workspace member.");
