@@ -25,6 +25,13 @@ import { refusalHeaders } from "../src/shared/rate-limit";
 
 export const SESSION_COOKIE = "q2c_oauth_session";
 
+/**
+ * Signing in here is not production traffic: the live gate (402 for a session acting in the production environment
+ * of a workspace that is not live) does not apply, so the owner of such a workspace can grant its sandbox, which is
+ * never gated. A token pinned to production is gated like any production credential when it is used.
+ */
+const SIGN_IN = { deferGate: true } as const;
+
 const CSS = (brand: string) => `
   :root { --brand: ${brand}; }
   * { box-sizing: border-box; }
@@ -187,7 +194,7 @@ export function oauthPages(deps: Deps) {
     const token = cookieOf(req, SESSION_COOKIE);
     if (!token || !/^dst_[A-Za-z0-9]{10,100}$/.test(token)) return null;
     try {
-      const { principal } = await authenticateRequest(makeCtx(deps, null, req.ip), { authorization: `Bearer ${token}` });
+      const { principal } = await authenticateRequest(makeCtx(deps, null, req.ip), { authorization: `Bearer ${token}` }, SIGN_IN);
       return principal?.member && principal.type === "clerk_jwt" ? { principal, token } : null;
     } catch {
       return null;
@@ -254,7 +261,7 @@ export function oauthPages(deps: Deps) {
     let principal: Principal | null = null;
     try {
       // under the same limits as API requests: failed attempts from one address end in 429, so tokens cannot be guessed here
-      principal = token ? (await authenticateRequest(makeCtx(deps, null, req.ip), { authorization: `Bearer ${token}` })).principal : null;
+      principal = token ? (await authenticateRequest(makeCtx(deps, null, req.ip), { authorization: `Bearer ${token}` }, SIGN_IN)).principal : null;
     } catch (e) {
       if (e instanceof DomainError && e.code === "rate_limited") {
         res.set(refusalHeaders(e)); // every 429 says when to come back

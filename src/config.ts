@@ -93,6 +93,7 @@ const schema = z.object({
   RATE_LIMIT_QUOTE_LINKS_PER_TOKEN: limit.prefault("120/1m"),
   RATE_LIMIT_WALLET_PER_TOKEN: limit.prefault("120/1m"),
   RATE_LIMIT_WALLET_PER_IP: limit.prefault("300/1m"),
+  RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT: limit.prefault("20/5m"),
   RATE_LIMIT_NAMESPACE: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits and _.:- only").default("rl"),
   /** how long an import worker's claim on a pass holds without renewal: a killed worker's pass resumes after it */
   IMPORT_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),

@@ -175,17 +175,17 @@ describe("/mcp", () => {
     }
   });
 
-  test("a token without quotes:write is refused on the write tool, with the scope named", async () => {
+  test("a token without quotes:write is refused on the write tool with the API's code, insufficient_scopes, naming the scope", async () => {
     const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read");
     secrets.push(tokens.access_token, tokens.refresh_token!);
     const c = await connect(tokens.access_token);
     try {
       const r = await c.callTool({ name: "create_quote", arguments: { customerEmail: "x@example.com" } });
       expect(r.isError).toBe(true);
-      expect(payload(r).error).toMatchObject({ code: "insufficient_scope", scope: "quotes:write" });
+      expect(payload(r).error).toMatchObject({ code: "insufficient_scopes", status: 403, details: { required: ["quotes:write"] } });
       expect(payload(r).error.message).toContain("quotes:write");
       const orders = await c.callTool({ name: "list_orders", arguments: {} });
-      expect(payload(orders).error).toMatchObject({ code: "insufficient_scope", scope: "orders:read" });
+      expect(payload(orders).error).toMatchObject({ code: "insufficient_scopes", status: 403, details: { required: ["orders:read"] } });
       expect((await c.callTool({ name: "list_quotes", arguments: {} })).isError).toBeFalsy();
     } finally {
       await c.close();
@@ -250,6 +250,55 @@ describe("/mcp", () => {
       expect(created.id).toBeTruthy();
     } finally {
       await c.close();
+    }
+  });
+
+  test("/mcp's protected resource metadata lists the scopes its tools need, and only those (RFC 9728)", async () => {
+    const prm = await api("GET", "/.well-known/oauth-protected-resource/mcp");
+    expect(prm.body.scopes_supported).toEqual(["carts:read", "carts:write", "customers:read", "customers:write", "orders:read", "orders:write", "quotes:read", "quotes:write"]);
+    // the SDK client lists every tool and each names one of those scopes
+    const { tokens } = await obtainMcpTokens(t.url, demo.dashboardToken, "quotes:read");
+    secrets.push(tokens.access_token, tokens.refresh_token!);
+    const c = await connect(tokens.access_token);
+    try {
+      const { tools } = await c.listTools();
+      const named = new Set(tools.map((x) => /Needs the (\S+) scope/.exec(x.description ?? "")?.[1]));
+      expect([...named].sort()).toEqual(prm.body.scopes_supported);
+    } finally {
+      await c.close();
+    }
+    // the API's own document still lists every grantable scope
+    const apiPrm = await api("GET", "/.well-known/oauth-protected-resource");
+    expect(apiPrm.body.scopes_supported.length).toBeGreaterThan(prm.body.scopes_supported.length);
+  });
+
+  test("failed tokens count against the address's limit: past it, 429 with Retry-After", async () => {
+    const strict = await startWithDemo({ env: { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3/5m" } });
+    try {
+      // a good token, obtained first (the consent page's sign-in is under the same address limit)
+      const { tokens } = await obtainMcpTokens(strict.t.url, strict.demo.dashboardToken, "quotes:read");
+      secrets.push(tokens.access_token, tokens.refresh_token!);
+      const statuses: number[] = [];
+      let last: Response | null = null;
+      for (const auth of ["Bearer nope", `Bearer ${strict.demo.dashboardToken}`, "Bearer a.b.c", "Bearer nope", "Bearer nope"]) {
+        last = await fetch(`${strict.t.url}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: auth },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        });
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+      // the good token from that address is refused too until the window ends
+      const good = await fetch(`${strict.t.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${tokens.access_token}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      expect(good.status).toBe(429);
+    } finally {
+      await strict.t.close();
     }
   });
 

@@ -248,7 +248,7 @@ describe("bad requests", () => {
     }
   });
 
-  test("failed sign-ins count against the address's limit: guessing ends in 429", async () => {
+  test("failed sign-ins count against the address's limit: guessing ends in 429 with Retry-After", async () => {
     const strict = await startWithDemo({ env: { RATE_LIMIT_AUTH_FAILURES_PER_IP: "2/5m" } });
     try {
       const as = await discover(strict.t.url);
@@ -257,12 +257,14 @@ describe("bad requests", () => {
       const jar = new CookieJar();
       const consentUrl = new URL((await browse(jar, started.url.href)).headers.get("location")!, strict.t.url).href;
       const statuses: number[] = [];
+      let last: Response | null = null;
       for (let i = 0; i < 4; i++) {
-        const r = await browse(jar, `${consentUrl}/login`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: `dst_guess${i}guessguess` }).toString() });
-        statuses.push(r.status);
+        last = await browse(jar, `${consentUrl}/login`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: `dst_guess${i}guessguess` }).toString() });
+        statuses.push(last.status);
       }
       expect(statuses.slice(0, 2)).toEqual([401, 401]);
       expect(statuses[3]).toBe(429);
+      expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0); // every 429 says when to come back
     } finally {
       await strict.t.close();
     }

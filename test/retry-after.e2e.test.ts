@@ -5,6 +5,7 @@
 import { LIMITS, type LimitName } from "../src/shared/rate-limit";
 import { startWithDemo, type TestApp } from "./helpers/app";
 import { client, type Res } from "./helpers/http";
+import { discover, REDIRECT_URI, register } from "./helpers/oauth";
 
 type Api = ReturnType<typeof client>;
 type Demo = Awaited<ReturnType<typeof startWithDemo>>["demo"];
@@ -194,5 +195,29 @@ describe("keyless routes: checkout, quote links and requests, the wallet", () =>
     expectRest(await api("GET", "me/payment-methods", { headers: { ...ip, "x-service-pm-token": await pmToken() } }), "walletIp");
     expectRest(await api("GET", "me/payment-methods", { headers: { ...ip, "x-service-pm-token": `pmt_${"q".repeat(40)}` } }), "walletIp");
     expectRefusal(await page(`${t.url}/billing/${await pmToken()}`, ip), "walletIp");
+  });
+});
+
+describe("OAuth: the token endpoint per client and /mcp's failed tokens per address", () => {
+  let t: TestApp;
+  beforeAll(async () => void ({ t } = await startWithDemo({ env: { RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT: "2/5m", RATE_LIMIT_AUTH_FAILURES_PER_IP: "2/1m" } })));
+  afterAll(() => t?.close());
+
+  test("oauthClientFailures: bad codes for one client past its limit; authFailureIp on /mcp", async () => {
+    const as = await discover(t.url);
+    const c = await register(as);
+    const bad = (ip: Record<string, string>) =>
+      page(`${t.url}/oauth/token`, { ...ip, "content-type": "application/x-www-form-urlencoded" }, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "authorization_code", client_id: c.client_id, code: "guessed-code-guessed-code", redirect_uri: REDIRECT_URI, code_verifier: "x".repeat(43) }).toString(),
+      });
+    // from other addresses each time: the client's bucket is what runs out
+    for (let i = 0; i < 2; i++) expect((await bad(from())).status).toBe(400);
+    const refused = await bad(from());
+    expectRefusal(refused, "oauthClientFailures", JSON.parse(refused.text).error);
+    const ip = from();
+    const mcp = (token: string) => page(`${t.url}/mcp`, { ...ip, authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, { method: "POST", body: "{}" });
+    for (let i = 0; i < 2; i++) expect((await mcp(`not-a-token-${i}`)).status).toBe(401);
+    expectRefusal(await mcp("not-a-token-3"), "authFailureIp");
   });
 });

@@ -231,7 +231,7 @@ function pinnedClock(at: Date): Clock {
 async function preparedResult(yoga: Yoga, deps: Deps, req: Request, prepared: Prepared, params: Params, mode: PreparedMode): Promise<{ result: ExecutionResult; ctx: GqlContext | null }> {
   let ctx: GqlContext;
   try {
-    ctx = await buildContext(deps, { header: (n) => req.get(n) ?? null }, req.ip);
+    ctx = await buildContext(deps, { header: (n) => req.get(n) ?? null, request: { method: req.method, url: `${req.protocol}://${req.get("host")}${req.originalUrl}` } }, req.ip);
   } catch (e) {
     // Yoga masks a context error and answers it alone
     return { result: { errors: [masked(yoga, e)] }, ctx: null };

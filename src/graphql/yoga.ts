@@ -14,18 +14,22 @@ import type { GqlContext } from "./builder";
 import { idempotentMutations } from "./idempotency";
 import { unknownIdArguments } from "./bad-ids";
 import { schema } from "./schema";
+import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
 export interface CredentialSource {
   header(name: string): string | null | undefined;
+  /** an HTTP request's method and URL (what a DPoP proof is checked against); absent over graphql-ws */
+  request?: { method: string; url: string };
 }
 
 /** Credentials from HTTP headers, or from graphql-ws connectionParams (same names, any case). */
-export function credentialsFrom(src: CredentialSource) {
+export function credentialsFrom(src: CredentialSource, config: { BASE_URL: string }) {
   return {
     apiKey: src.header("x-api-key"),
     authorization: src.header("authorization"),
     applicationId: src.header("x-service-application-id"),
     environmentId: src.header("x-service-environment-id"),
+    ...(src.request && usesDpopScheme(src.header("authorization")) ? { dpop: dpopRequest(config, src.header("dpop"), src.request.method, src.request.url) } : {}),
   };
 }
 
@@ -40,7 +44,7 @@ export async function buildContext(deps: Deps, src: CredentialSource, ip?: strin
   try {
     // The wallet client token is for the /me/* REST routes only: GraphQL refuses it whatever else is sent.
     if (src.header(PM_TOKEN_HEADER)) throw errors.forbidden("X-Service-PM-Token is accepted only on /me/payment-methods and /me/subscriptions");
-    const { principal, limit, gate } = await authenticateRequest(ctx, credentialsFrom(src), { deferGate: true });
+    const { principal, limit, gate } = await authenticateRequest(ctx, credentialsFrom(src, deps.config), { deferGate: true });
     ctx.principal = principal;
     ctx.liveGate = gate;
     reportLimit(ctx, limit);
@@ -106,7 +110,10 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
         return buildContext(deps, paramsSource(init.connectionParams), init.extra?.request?.socket?.remoteAddress);
       }
       const req = init.request as Request;
-      const ctx = await buildContext(deps, { header: (n) => req.headers.get(n) }, init.req?.ip);
+      // the URL as the client called it (Yoga's own request URL lost the /graphql mount path): a DPoP proof names it
+      const node = init.req as import("express").Request | undefined;
+      const url = node?.originalUrl !== undefined ? `${node.protocol}://${node.get("host")}${node.originalUrl}` : req.url;
+      const ctx = await buildContext(deps, { header: (n) => req.headers.get(n), request: { method: req.method, url } }, init.req?.ip);
       const key = req.headers.get("idempotency-key");
       if (key !== null) ctx.idempotencyKey = key;
       limitByRequest.set(req, ctx);

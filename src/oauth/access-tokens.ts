@@ -11,6 +11,7 @@ import type { EnvironmentKind, MemberInfo, Principal } from "../platform/princip
 import { oauthJwks } from "./keys";
 import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../billing/workspace-billing";
 import { oauthResources } from "./resources";
+import { type DpopRequest, verifyDpopProof } from "./dpop";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -62,7 +63,13 @@ async function verify(ctx: Ctx, token: string, resource: OAuthResource): Promise
   }
 }
 
-export async function authenticateAccessToken(ctx: Ctx, token: string, resource: OAuthResource = "api"): Promise<Principal> {
+/** How the token was presented: its Authorization scheme, and the request a DPoP proof must match (none over graphql-ws). */
+export interface Presentation {
+  scheme: "bearer" | "dpop";
+  dpop?: DpopRequest;
+}
+
+export async function authenticateAccessToken(ctx: Ctx, token: string, resource: OAuthResource = "api", presented: Presentation = { scheme: "bearer" }): Promise<Principal> {
   let claims: JWTPayload;
   try {
     claims = await verify(ctx, token, resource);
@@ -72,6 +79,15 @@ export async function authenticateAccessToken(ctx: Ctx, token: string, resource:
       throw errors.unauthorized(`This OAuth access token was issued for another resource: ask the authorization server for resource=${oauthResources(ctx.deps.config)[resource]}`);
     }
     throw errors.unauthorized("Invalid OAuth access token");
+  }
+  // A token bound to a key (RFC 9449 cnf.jkt) works only with a proof of that key; an unbound one only as Bearer.
+  const jkt = (claims.cnf as { jkt?: unknown } | undefined)?.jkt;
+  if (typeof jkt === "string") {
+    if (presented.scheme !== "dpop") throw errors.unauthorized("This access token is bound to a DPoP key: send it as 'Authorization: DPoP <token>' with a DPoP proof header (RFC 9449)");
+    if (!presented.dpop) throw errors.unauthorized("A DPoP-bound access token needs a proof per HTTP request: it cannot open a WebSocket; use a Bearer token");
+    await verifyDpopProof(ctx, presented.dpop, token, jkt);
+  } else if (presented.scheme === "dpop") {
+    throw errors.unauthorized("This access token is not bound to a DPoP key: send it as 'Authorization: Bearer <token>'");
   }
   const gid = String(claims.gid);
   const [g] = await ctx.db.$queryRaw<GrantRow[]>`

@@ -15,6 +15,9 @@ import { secretKey } from "../shared/secrets";
 import { currentOAuthKid, oauthJwks, oauthSigningJwk } from "./keys";
 import { markGrantRevoked, prismaAdapter } from "./adapter";
 import { oauthResources } from "./resources";
+import { DPOP_ALGS } from "./dpop";
+import { countTokenFailures, refuseThrottledTokenRequest } from "./token-throttle";
+import { securePage } from "../../pages/security";
 
 export const ACCESS_TOKEN_TTL = 3600;
 export const AUTHORIZATION_CODE_TTL = 600;
@@ -25,6 +28,7 @@ const OIDC_SCOPES = ["openid", "offline_access"];
 
 export const OAUTH_PATHS = {
   authorization: "/oauth/authorize",
+  pushedAuthorization: "/oauth/par",
   token: "/oauth/token",
   registration: "/oauth/register",
   revocation: "/oauth/revoke",
@@ -71,6 +75,7 @@ async function buildProvider(deps: Deps): Promise<Provider> {
     cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: "lax" }, short: { signed: true, httpOnly: true, sameSite: "lax" } },
     routes: {
       authorization: OAUTH_PATHS.authorization,
+      pushed_authorization_request: OAUTH_PATHS.pushedAuthorization, // RFC 9126 (on by default in the library)
       token: OAUTH_PATHS.token,
       registration: OAUTH_PATHS.registration,
       revocation: OAUTH_PATHS.revocation,
@@ -86,6 +91,21 @@ async function buildProvider(deps: Deps): Promise<Provider> {
     clientAuthMethods: ["none"], // public clients only: PKCE is what binds the code to the client
     clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" },
     pkce: { required: () => true }, // and S256 only: the library refuses "plain"
+    // DPoP (RFC 9449, on by default in the library): a client that sends a proof to the token endpoint gets tokens bound
+    // to its key (cnf.jkt), which the API and /mcp accept only with a proof of that key (dpop.ts); these algorithms only.
+    enabledJWA: { dPoPSigningAlgValues: DPOP_ALGS },
+    // Registration refuses a plain-http redirect URI unless its host is loopback (OAuth 2.1, RFC 8252): the check runs
+    // on the submitted metadata (the validator sees every listed property), only when a client registers.
+    extraClientMetadata: {
+      properties: ["redirect_uris"],
+      validator: (ctx, key, value) => {
+        if (key !== "redirect_uris" || ctx?.oidc?.route !== "registration" || !Array.isArray(value)) return;
+        const bad = value.find((uri) => typeof uri === "string" && !redirectUriAllowed(uri));
+        if (bad !== undefined) {
+          throw new oidcErrors.CustomOIDCProviderError("invalid_redirect_uri", `redirect_uris: ${String(bad).slice(0, 200)} is plain http on a host that is not loopback: use https, or http on 127.0.0.1, [::1] or localhost`);
+        }
+      },
+    },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true }, // open dynamic registration (RFC 7591)
@@ -132,6 +152,8 @@ async function buildProvider(deps: Deps): Promise<Provider> {
     },
     interactions: { url: (_ctx, interaction) => `${OAUTH_PATHS.consent}/${interaction.uid}` },
     renderError: async (ctx, out) => {
+      // the same security headers as every other page (CSP, no referrer, nosniff, no framing, no caching)
+      await securePage(ctx.req as unknown as Request, ctx.res as unknown as Response);
       ctx.type = "html";
       ctx.body = errorPage(out);
     },
@@ -139,6 +161,7 @@ async function buildProvider(deps: Deps): Promise<Provider> {
   const provider = new Provider(issuer, configuration);
   // Behind the operator's TLS terminator the provider must see https (secure cookies, https issuer).
   provider.proxy = true;
+  provider.use(countTokenFailures(deps));
   provider.on("grant.revoked", (ctx: KoaContextWithOIDC, grantId: string) => {
     const reason = ctx.oidc?.route === "token" ? "refresh_token_reuse" : ctx.oidc?.route === "revocation" ? "client" : null;
     void markGrantRevoked(prisma, grantId, reason).catch((e) => console.error("[oauth] marking a revoked grant failed", e instanceof Error ? e.message : e));
@@ -153,7 +176,18 @@ function errorPage(out: { error: string; error_description?: string }) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Authorization error</title></head><body><main><h1>This authorization request cannot continue</h1><p id="error"><code>${esc(out.error)}</code>${out.error_description ? `: ${esc(out.error_description)}` : ""}</p><p>Return to the application and try again.</p></main></body></html>`;
 }
 
-const PROVIDER_PATH = /^\/oauth\/(authorize|token|register|revoke|session\/end)(\/|$)|^\/\.well-known\/(oauth-authorization-server|openid-configuration)$/;
+/** Plain http only on a loopback host (OAuth 2.1 section 8.4.2, RFC 8252 section 7.3); other schemes are the library's call. */
+function redirectUriAllowed(uri: string) {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return true; // not a URL: the library refuses it with its own message
+  }
+  return u.protocol !== "http:" || ["127.0.0.1", "[::1]", "localhost"].includes(u.hostname);
+}
+
+const PROVIDER_PATH = /^\/oauth\/(authorize|par|token|register|revoke|session\/end)(\/|$)|^\/\.well-known\/(oauth-authorization-server|openid-configuration)$/;
 
 /**
  * Express middleware: the provider's own routes go to its Koa app; the JWKS is served from the key table (so a key
@@ -166,6 +200,7 @@ export function oauthProviderMiddleware(deps: Deps) {
       return void res.json(await oauthJwks(deps, true)); // always current: a key rotated in anywhere is listed at once
     }
     if (!PROVIDER_PATH.test(req.path)) return next();
+    if (req.method === "POST" && req.path === OAUTH_PATHS.token && (await refuseThrottledTokenRequest(deps, req, res))) return;
     (await current(deps)).callback(req, res);
   };
 }

@@ -10,6 +10,7 @@ import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal, Tenant } 
 import { liveGate } from "../billing/live-gate";
 import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "../billing/workspace-billing";
 import { authenticateAccessToken, type OAuthResource } from "../oauth/access-tokens";
+import type { DpopRequest } from "../oauth/dpop";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 import { isUuid } from "../shared/ids";
 
@@ -22,6 +23,8 @@ export interface CredentialInput {
   basicAllowed?: boolean;
   /** the protected resource an OAuth access token must have been issued for: the API (default) or /mcp */
   oauthResource?: OAuthResource;
+  /** the request's DPoP header, method and URLs, for a DPoP-bound access token (absent over graphql-ws) */
+  dpop?: DpopRequest;
 }
 
 /** null when no credential was sent; throws 401 unauthorized when one was sent but is not valid. */
@@ -39,14 +42,24 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
       }
       return null;
     }
+    const dpop = /^DPoP\s+(\S+)$/i.exec(auth);
+    if (dpop) {
+      // the DPoP scheme is for OAuth access tokens bound to a key (RFC 9449) only
+      if (!looksLikeJwt(dpop[1]) || !jwtKid(dpop[1]).startsWith(SIGNING_KID_PREFIX.oauth)) throw errors.unauthorized("'Authorization: DPoP' takes a DPoP-bound OAuth access token only");
+      return authenticateAccessToken(ctx, dpop[1], input.oauthResource, { scheme: "dpop", dpop: input.dpop });
+    }
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
-    if (!m) throw errors.unauthorized("Authorization must be 'Bearer <dashboard session token>', 'Bearer <OAuth access token>' or 'Bearer <extension session token>'");
+    if (!m) {
+      throw errors.unauthorized("Authorization must be 'Bearer <dashboard session token>', 'Bearer <OAuth access token>', 'DPoP <DPoP-bound OAuth access token>' or 'Bearer <extension session token>'");
+    }
     if (/^(sk|pk)_/.test(m[1])) {
       throw errors.unauthorized("This is an API key, not a dashboard session: send it as the X-API-Key header (X-API-Key: sk_…), not as Authorization: Bearer");
     }
     // OAuth access tokens and extension session tokens are RS256 JWTs (dashboard tokens are opaque dst_…); the key
     // that signed one says which it is (kid oauth-… or extensions-…), and each path verifies it with its own keys.
-    if (looksLikeJwt(m[1])) return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1], input.oauthResource) : authenticateExtensionSession(ctx, m[1]);
+    if (looksLikeJwt(m[1])) {
+      return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1], input.oauthResource, { scheme: "bearer", dpop: input.dpop }) : authenticateExtensionSession(ctx, m[1]);
+    }
     return authenticateDashboard(ctx, m[1], input);
   }
   return null;

@@ -6,6 +6,7 @@ import { DomainError, errors } from "../shared/errors";
 import { isWalletPath, PM_TOKEN_HEADER, resolvePmToken } from "../wallet/pm-tokens.service";
 import { type Deps, makeCtx, reportLimit } from "../shared/context";
 import { acceptsClientCredentials } from "../extensions/client-routes";
+import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
 /** Resolves the credential (if any) once per request, under the rate limits, and attaches the service context. */
 export function authMiddleware(deps: Deps) {
@@ -28,6 +29,7 @@ export function authMiddleware(deps: Deps) {
         applicationId: req.get("x-service-application-id"),
         environmentId: req.get("x-service-environment-id"),
         basicAllowed: acceptsClientCredentials(req.method, req.path),
+        dpop: usesDpopScheme(req.get("authorization")) ? dpopRequest(deps.config, req.get("dpop"), req.method, `${req.protocol}://${req.get("host")}${req.originalUrl}`) : undefined,
       },
       { deferGate: gateExemptRoute(req.method, req.path) },
     ).catch((e: unknown) => {

@@ -32,6 +32,8 @@ export const LIMITS = {
   // client token (the API and the page share it) and one per address, before the token is even looked up.
   walletToken: { setting: "RATE_LIMIT_WALLET_PER_TOKEN", what: "requests per wallet client token" },
   walletIp: { setting: "RATE_LIMIT_WALLET_PER_IP", what: "wallet requests per IP address" },
+  // the token endpoint's bad codes, refresh tokens and client credentials, per client id (per address: authFailureIp)
+  oauthClientFailures: { setting: "RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT", what: "failed token requests per OAuth client" },
 } as const;
 export type LimitName = keyof typeof LIMITS;
 
