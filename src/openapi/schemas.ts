@@ -75,17 +75,9 @@ export const Event = z
   .meta({ id: "Event", description: "The event envelope (in the log and in webhook deliveries); ignore unknown keys" });
 
 /** The catalogue's example envelope: its data holds each required key with a placeholder ("<orderId>"). */
-const EventExample = z
-  .object({
-    id: id.meta({ description: "The event's id: the same in every delivery and replay; store it before side effects" }),
-    type: z.string().meta({ description: "One of GET /event-types" }),
-    version: z.string().meta({ description: "1; fields are added without a version change, so ignore unknown keys" }),
-    workspaceId: id,
-    environmentId: id,
-    environmentKind: z.enum(["production", "non_production"]).optional(),
-    createdAt: ts,
-    data: z.record(z.string(), z.string()).meta({ description: "Each required data key with a placeholder value, e.g. \"<orderId>\"" }),
-  })
+const EventExample = Event.extend({
+  data: z.record(z.string(), z.string()).meta({ description: "Each required data key with a placeholder value, e.g. \"<orderId>\"" }),
+})
   .meta({ id: "EventExample", description: "An example envelope of the type: the data values are placeholders, not typed values" });
 
 export const EventType = z
