@@ -134,6 +134,33 @@ describe("REST", () => {
     expect((await byExternal(ext)).body.data).toMatchObject({ email: `${ext}@example.com`, phone: null });
     expect(await t.deps.prisma.checkoutSession.count({ where: { cartId } })).toBe(0);
   });
+  test("the customer object's addresses are stored on the customer (canonical shape) and read back; a later session changes only what differs", async () => {
+    const ext = uniq("addr");
+    const billing = { addressLine1: "9 Bill Rd", addressLine2: "Suite 4", city: "Leeds", stateProvince: "West Yorkshire", postalCode: "LS1 1AA", countryCode: "gb" };
+    const s = await api("POST", "checkout/sessions", {
+      key: demo.apiKey,
+      body: { applicationId: demo.applicationId, cartId: await cartWithLine(), ...urls, customer: { externalCustomerId: ext, email: `${ext}@example.com`, shippingAddress: ADDRESS, billingAddress: billing } },
+    });
+    expect(s.status).toBe(201);
+    const canonicalShipping = { addressLine1: "1 Main St", addressLine2: null, city: "Springfield", stateProvince: null, postalCode: "12345", countryCode: "US" };
+    const c = await byExternal(ext);
+    expect(c.status).toBe(200);
+    expect(c.body.data).toMatchObject({ shippingAddress: canonicalShipping, billingAddress: { ...billing, countryCode: "GB" } });
+    const byId = await api("GET", `customers/${c.body.data.id}`, { key: demo.apiKey });
+    expect(byId.body.data).toMatchObject({ shippingAddress: canonicalShipping, billingAddress: { ...billing, countryCode: "GB" } });
+
+    // a second session sending only a new shipping address keeps the billing address
+    const moved = { ...ADDRESS, addressLine1: "2 Elm St" };
+    expect((await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: await cartWithLine(), ...urls, customer: { externalCustomerId: ext, shippingAddress: moved } } })).status).toBe(201);
+    expect((await byExternal(ext)).body.data).toMatchObject({ shippingAddress: { ...canonicalShipping, addressLine1: "2 Elm St" }, billingAddress: { ...billing, countryCode: "GB" } });
+
+    // POST /customers takes them too; a customer without addresses reads them as null
+    const made = await api("POST", "customers", { key: demo.apiKey, body: { externalId: `made-${ext}`, billingAddress: ADDRESS } });
+    expect(made.status).toBe(201);
+    expect(made.body.data).toMatchObject({ shippingAddress: null, billingAddress: canonicalShipping });
+    const bad = await api("POST", "customers", { key: demo.apiKey, body: { externalId: `bad-${ext}`, shippingAddress: { ...ADDRESS, planet: "Mars" } } });
+    expect({ status: bad.status, code: bad.body.error?.code }).toEqual({ status: 422, code: "validation_error" });
+  });
 });
 
 describe("GraphQL", () => {
@@ -159,5 +186,25 @@ describe("GraphQL", () => {
     const sub = await t.deps.prisma.subscription.findUniqueOrThrow({ where: { id: done.data.completeCheckoutSession.subscriptionId } });
     expect([order.customerId, sub.customerId]).toEqual([found.data.customerByExternalId.id, found.data.customerByExternalId.id]);
     expect(await t.deps.prisma.savedCard.count({ where: { customerId: found.data.customerByExternalId.id } })).toBe(1);
+  });
+
+  test("createCheckoutSession(customer: { shippingAddress, billingAddress }) stores them on the customer; Customer reads them", async () => {
+    const ext = uniq("gqladdr");
+    const created = await gql(
+      `mutation($cartId: ID!, $customer: CheckoutCustomerInput) {
+        createCheckoutSession(cartId: $cartId, returnUrl: "https://a.test/ok", cancelUrl: "https://a.test/no", customer: $customer) { id }
+      }`,
+      { cartId: await cartWithLine(), customer: { externalCustomerId: ext, shippingAddress: ADDRESS, billingAddress: { ...ADDRESS, city: "Shelbyville" } } },
+    );
+    expect(created.errors).toBeUndefined();
+    const fields = "id shippingAddress { addressLine1 addressLine2 city stateProvince postalCode countryCode } billingAddress { city countryCode }";
+    const found = await gql(`query($e: String!) { customerByExternalId(externalId: $e) { ${fields} } }`, { e: ext });
+    expect(found.errors).toBeUndefined();
+    expect(found.data.customerByExternalId).toMatchObject({
+      shippingAddress: { addressLine1: "1 Main St", addressLine2: null, city: "Springfield", stateProvince: null, postalCode: "12345", countryCode: "US" },
+      billingAddress: { city: "Shelbyville", countryCode: "US" },
+    });
+    const byId = await gql(`query($id: ID!) { customer(id: $id) { billingAddress { city } } }`, { id: found.data.customerByExternalId.id });
+    expect(byId.data.customer.billingAddress).toEqual({ city: "Shelbyville" });
   });
 });

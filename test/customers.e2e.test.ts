@@ -24,7 +24,7 @@ test("POST /customers: 201 with the customer view; email trimmed and lower-cased
     body: { email: "  Ada@Example.COM ", externalId: "crm-1", company: "", name: "Ada", phone: "+1 555 0100", metadata: { tier: "gold", nested: { a: [1, 2] } } },
   });
   expect(r.status).toBe(201);
-  expect(Object.keys(r.body.data).sort()).toEqual(["company", "createdAt", "email", "externalId", "id", "metadata", "name", "phone"]);
+  expect(Object.keys(r.body.data).sort()).toEqual(["billingAddress", "company", "createdAt", "email", "externalId", "id", "metadata", "name", "phone", "shippingAddress"]);
   expect(r.body.data).toMatchObject({ email: "ada@example.com", externalId: "crm-1", company: null, name: "Ada", phone: "+1 555 0100", metadata: { tier: "gold", nested: { a: [1, 2] } } });
   expect(r.body.data.id).toMatch(/^[0-9a-f-]{36}$/);
   const ev = await t.deps.prisma.event.findMany({ where: { type: "customer.created", applicationId: demo.applicationId } });

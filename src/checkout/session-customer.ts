@@ -1,10 +1,11 @@
 // A checkout session's `customer` object (commerce.md part 4): `customerId` names an existing customer,
 // `externalCustomerId` finds or creates the customer with that externalId, and email, names, phone and metadata create
-// or update it. Resolved when the session is created, in its transaction; the session then names the customer, whose
-// the order, subscription and saved card become at completion. Addresses stay the session's (they prefill the page).
+// or update it, and its shipping and billing addresses are stored on the customer. Resolved when the session is created, in its transaction; the session then names the customer, whose
+// the order, subscription and saved card become at completion. The addresses also stay the session's (they prefill the page).
 import { randomUUID } from "node:crypto";
 import type { Customer } from "../generated/prisma/client";
-import { customerExists, findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
+import { addressData, customerExists, findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
+import { type Address, canonicalAddress } from "../shared/address";
 import { type EventTenant, recordEvent } from "../events/events.service";
 import { type Ctx, isUniqueViolation } from "../shared/context";
 import { errors } from "../shared/errors";
@@ -16,6 +17,8 @@ export interface SessionCustomer {
   firstName?: string;
   lastName?: string;
   phone?: string;
+  shippingAddress?: Address;
+  billingAddress?: Address;
   metadata?: Record<string, unknown>;
 }
 
@@ -46,7 +49,7 @@ export async function resolveSessionCustomer(tx: Ctx, t: EventTenant, c: Session
     row = (await byExt()) ?? (await byEmail());
     if (!row) {
       const [created] = await tx.db.customer.createManyAndReturn({
-        data: [{ id: randomUUID(), ...tenant, externalId: ext, email: email ?? null, name: name ?? null, phone: c.phone ?? null, metadata: (c.metadata ?? {}) as object }],
+        data: [{ id: randomUUID(), ...tenant, externalId: ext, email: email ?? null, name: name ?? null, phone: c.phone ?? null, ...addressData(c), metadata: (c.metadata ?? {}) as object }],
         skipDuplicates: true,
       });
       if (created) {
@@ -59,20 +62,28 @@ export async function resolveSessionCustomer(tx: Ctx, t: EventTenant, c: Session
     }
   } else {
     // email only: the customer with it, created when missing (race-safe on the email's unique constraint)
-    row = await findOrCreateCustomerByEmail(tx, { email: email!, name, phone: c.phone, metadata: c.metadata }, t);
+    row = await findOrCreateCustomerByEmail(tx, { email: email!, name, phone: c.phone, shippingAddress: c.shippingAddress, billingAddress: c.billingAddress, metadata: c.metadata }, t);
   }
   // found by email while looking for an externalId: an email of a customer with another externalId is taken
   if (!c.customerId && ext && row.externalId && row.externalId !== ext) throw customerExists("email", row);
-  return (await updateFromSession(tx, row, { ext, email, name, phone: c.phone, metadata: c.metadata })).id;
+  return (await updateFromSession(tx, row, { ext, email, name, phone: c.phone, shippingAddress: c.shippingAddress, billingAddress: c.billingAddress, metadata: c.metadata })).id;
 }
 
 /** What the object sends, written onto the customer it names (only what differs; the metadata keys merge; an externalId only where none is set). */
-async function updateFromSession(tx: Ctx, row: Customer, u: { ext?: string; email?: string; name?: string; phone?: string; metadata?: Record<string, unknown> }) {
+async function updateFromSession(
+  tx: Ctx,
+  row: Customer,
+  u: { ext?: string; email?: string; name?: string; phone?: string; shippingAddress?: Address; billingAddress?: Address; metadata?: Record<string, unknown> },
+) {
   const data: Record<string, unknown> = {};
   if (u.ext && !row.externalId) data.externalId = u.ext;
   if (u.email && u.email !== row.email) data.email = u.email;
   if (u.name !== undefined && u.name !== row.name) data.name = u.name;
   if (u.phone !== undefined && u.phone !== row.phone) data.phone = u.phone;
+  for (const k of ["shippingAddress", "billingAddress"] as const) {
+    const a = u[k] ? canonicalAddress(u[k]) : null;
+    if (a && JSON.stringify(a) !== JSON.stringify(canonicalAddress(row[k] as Address | null))) data[k] = a;
+  }
   if (u.metadata && Object.entries(u.metadata).some(([k, v]) => JSON.stringify((row.metadata as Record<string, unknown>)?.[k]) !== JSON.stringify(v))) {
     data.metadata = { ...((row.metadata ?? {}) as object), ...u.metadata };
   }

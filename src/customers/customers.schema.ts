@@ -1,6 +1,7 @@
 // GraphQL for customers: create, read by id or by the merchant's external id. Same services and view as REST.
 import { compact } from "../carts/carts.schema";
 import { builder } from "../graphql/builder";
+import { AddressInput, AddressRef, addressArg } from "../graphql/shared-types";
 import { createCustomer, customerView, getCustomer, getCustomerByExternalId } from "./customers.service";
 
 export const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("Customer").implement({
@@ -12,6 +13,8 @@ export const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("C
     company: t.exposeString("company", { nullable: true, description: "Company name" }),
     name: t.exposeString("name", { nullable: true, description: "Full name" }),
     phone: t.exposeString("phone", { nullable: true, description: "Phone number" }),
+    shippingAddress: t.field({ type: AddressRef, nullable: true, description: "Where the customer ships (set at creation or by a checkout session's customer object)", resolve: (c) => c.shippingAddress }),
+    billingAddress: t.field({ type: AddressRef, nullable: true, description: "The customer's billing address (set at creation or by a checkout session's customer object)", resolve: (c) => c.billingAddress }),
     metadata: t.field({ type: "JSON", resolve: (c) => c.metadata }),
     createdAt: t.field({ type: "DateTime", resolve: (c) => c.createdAt }),
   }),
@@ -45,8 +48,11 @@ builder.mutationFields((t) => ({
       company: t.arg.string({ description: "Company name" }),
       name: t.arg.string({ description: "Full name" }),
       phone: t.arg.string({ description: "Phone number" }),
+      shippingAddress: t.arg({ type: AddressInput, description: "Where the customer ships" }),
+      billingAddress: t.arg({ type: AddressInput, description: "The customer's billing address" }),
       metadata: t.arg({ type: "JSON" }),
     },
-    resolve: async (_r, a, ctx) => customerView(await createCustomer(ctx, compact(a))),
+    resolve: async (_r, a, ctx) =>
+      customerView(await createCustomer(ctx, compact({ ...a, shippingAddress: addressArg(a.shippingAddress), billingAddress: addressArg(a.billingAddress) }))),
   }),
 }));

@@ -6,7 +6,7 @@ import type { Customer } from "../generated/prisma/client";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import type { Tenant } from "../platform/principal";
-import { metadataSchema } from "../shared/address";
+import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, parseInput, UNSAFE_TEXT } from "../shared/errors";
 import { isUuid } from "../shared/ids";
@@ -34,6 +34,8 @@ export const createCustomerInput = z.strictObject({
   company: clearableText(200),
   name: clearableText(200),
   phone: clearableText(50),
+  shippingAddress: addressSchema.nullish(),
+  billingAddress: addressSchema.nullish(),
   metadata: metadataSchema.optional(),
 });
 export type CreateCustomerInput = z.input<typeof createCustomerInput>;
@@ -50,6 +52,8 @@ export function customerView(c: Customer) {
     company: c.company,
     name: c.name,
     phone: c.phone,
+    shippingAddress: canonicalAddress(c.shippingAddress as Address | null),
+    billingAddress: canonicalAddress(c.billingAddress as Address | null),
     createdAt: c.createdAt.toISOString(),
   };
 }
@@ -65,6 +69,14 @@ export function customerExists(field: "email" | "externalId", existing?: Custome
     field,
     ...(existing ? { customerId: existing.id } : {}),
   });
+}
+
+/** The addresses a new customer row gets, canonical (absent ones stay NULL). */
+export function addressData(a: { shippingAddress?: Address | null; billingAddress?: Address | null }) {
+  return {
+    ...(a.shippingAddress ? { shippingAddress: canonicalAddress(a.shippingAddress) } : {}),
+    ...(a.billingAddress ? { billingAddress: canonicalAddress(a.billingAddress) } : {}),
+  };
 }
 
 function tenantOf(ctx: Ctx): EventTenant {
@@ -95,6 +107,7 @@ export async function createCustomer(ctx: Ctx, body: unknown) {
           company: input.company,
           name: input.name,
           phone: input.phone,
+          ...addressData(input),
           metadata: (input.metadata ?? {}) as object,
         },
       });
@@ -132,6 +145,7 @@ export async function findOrCreateCustomerByEmail(ctx: Ctx, input: FindOrCreateB
           company: data.company,
           name: data.name,
           phone: data.phone,
+          ...addressData(data),
           metadata: (data.metadata ?? {}) as object,
         },
       ],

@@ -125,7 +125,18 @@ export const WebhookDeliveryWithAttempts = WebhookDelivery.extend({
 }).meta({ id: "WebhookDeliveryWithAttempts" });
 
 export const Customer = z
-  .object({ id, externalId: z.string().nullable(), email: z.string().nullable(), metadata, company: z.string().nullable(), name: z.string().nullable(), phone: z.string().nullable(), createdAt: ts })
+  .object({
+    id,
+    externalId: z.string().nullable(),
+    email: z.string().nullable(),
+    metadata,
+    company: z.string().nullable(),
+    name: z.string().nullable(),
+    phone: z.string().nullable(),
+    shippingAddress: nullable(Address),
+    billingAddress: nullable(Address),
+    createdAt: ts,
+  })
   .meta({ id: "Customer" });
 
 export const CartLineItem = z.object(lineFields).meta({ id: "CartLineItem" });

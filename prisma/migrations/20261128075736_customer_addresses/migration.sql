@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Customer" ADD COLUMN     "billingAddress" JSONB,
+ADD COLUMN     "shippingAddress" JSONB;
