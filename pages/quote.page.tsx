@@ -43,7 +43,7 @@ const CSS = (brand: string) => `
   .muted { color: #52606d; font-size: .9rem; } .status { display: inline-block; padding: .15rem .5rem; border-radius: 999px; background: #e4e7eb; font-size: .85rem; }
   .alert { border-left: 4px solid #ab091e; background: #fde8e8; padding: .75rem; margin: 1rem 0; }
   .notice { border-left: 4px solid var(--brand); background: #eef6f0; padding: .75rem; margin: 1rem 0; }
-  .off td { color: #9aa5b1; } .totals td { border: 0; } .grand td { font-weight: 700; font-size: 1.1rem; }
+  .off td { color: #616e7c; } .off td:first-child { text-decoration: line-through; } .totals td { border: 0; } .grand td { font-weight: 700; font-size: 1.1rem; }
   .grid { display: grid; grid-template-columns: 1fr; gap: 1rem; } @media (min-width: 760px) { .grid { grid-template-columns: 1fr 1fr; } }
   .hp { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }
   details summary { cursor: pointer; font-weight: 600; }
