@@ -1,5 +1,6 @@
 // Response shapes of applications and the mail routes (see ./schemas.ts).
 import { z } from "zod";
+import { Address } from "./common-schemas";
 
 const id = z.uuid();
 const ts = z.iso.datetime();
@@ -18,6 +19,19 @@ export const Application = z
     logoUrl: z.string().nullable(),
     brandColor: z.string().nullable(),
     supportEmail: z.string().nullable(),
+    seller: z
+      .object({
+        legalName: z.string().nullable().meta({ description: "Registered name on quotes and invoices (the application's name when null)" }),
+        address: Address.nullable(),
+        taxId: z.string().nullable().meta({ description: "VAT, GST or EIN number" }),
+        email: z.string().nullable().meta({ description: "Contact address; buyer emails reply to it" }),
+        phone: z.string().nullable(),
+        paymentInstructions: z.string().nullable().meta({ description: "Remit-to / bank details printed on invoices" }),
+        terms: z.string().nullable().meta({ description: "Default terms a revision carries when the rep wrote none" }),
+        notes: z.string().nullable().meta({ description: "Default notes a revision carries when the rep wrote none" }),
+      })
+      .strict()
+      .meta({ id: "Seller", description: "The seller's legal details; an issued revision freezes them" }),
     createdAt: ts,
   })
   .strict()

@@ -2,6 +2,7 @@
 // services are the source of truth; test/helpers/http.ts validates every response of the contract tests against
 // the document, so a view that drifts from its schema fails the suite). Request schemas are the services' own.
 import { z } from "zod";
+import { QuoteParties } from "./party-schemas";
 import { Address, lineFields, metadata, orNull, ShippingRate, totals } from "./common-schemas";
 
 export { Address, orNull, ShippingRate } from "./common-schemas";
@@ -355,6 +356,9 @@ export const QuoteRevision = z
     shippingMode: z.enum(["none", "flat", "at_checkout"]),
     shippingAmount: money.nullable(),
     taxCountry: z.string().nullable().meta({ description: "ISO 3166-1 alpha-2: whose rate in the tax table applies; null: the table's only rate, if it has just one" }),
+    notes: z.string().nullable().meta({ description: "Shown to the buyer under the lines (the seller's default notes when issued without)" }),
+    terms: z.string().nullable().meta({ description: "The offer's terms (the seller's default terms when issued without)" }),
+    parties: QuoteParties.nullable().meta({ description: "Frozen at issue; null on a working revision" }),
     subtotal: money,
     shippingTotal: money,
     taxLines: z.array(QuoteTaxLine).meta({ description: "Live from the environment's tax table while working, frozen at issue; empty unless the environment configures tax" }),
@@ -461,6 +465,9 @@ export const BuyerQuote = z
         taxLines: z.array(QuoteTaxLine).meta({ description: "Frozen at issue; empty unless the environment configures tax" }),
         taxTotal: money,
         total: money,
+        notes: QuoteRevision.shape.notes,
+        terms: QuoteRevision.shape.terms,
+        parties: QuoteRevision.shape.parties,
         issuedAt: ts.nullable(),
       })
       .strict()

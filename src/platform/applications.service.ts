@@ -13,6 +13,7 @@ import { isPinned, requirePermission, requireSecretOrDashboard } from "./auth.se
 import { memberHasPermission } from "./permissions";
 import { invalidatePrincipals } from "./principal-cache";
 import { isUuid } from "../shared/ids";
+import { sellerInput, sellerOf, sellerPatch } from "./seller";
 
 const httpUrl = z
   .string()
@@ -54,10 +55,12 @@ export const updateApplicationInput = z.strictObject({
   logoUrl: httpUrl.nullable().optional(),
   brandColor: z.string().trim().regex(/^#[0-9a-fA-F]{6}$/, "must be a colour like #1a2b3c").transform((s) => s.toLowerCase()).nullable().optional(),
   supportEmail: emailSchema.nullable().optional(),
+  /** the seller's legal details; each key merges (null removes it), `seller: null` removes them all */
+  seller: sellerInput.nullable().optional(),
 });
 
 export function applicationView(a: Application) {
-  const s = (a.settings ?? {}) as Partial<Record<SettingKey, unknown>>;
+  const s = (a.settings ?? {}) as Partial<Record<SettingKey | "seller", unknown>>;
   const str = (k: SettingKey) => (typeof s[k] === "string" ? (s[k] as string) : null);
   return {
     id: a.id,
@@ -72,6 +75,7 @@ export function applicationView(a: Application) {
     logoUrl: str("logoUrl"),
     brandColor: str("brandColor"),
     supportEmail: str("supportEmail"),
+    seller: sellerOf(s.seller),
     createdAt: a.createdAt.toISOString(),
   };
 }
@@ -113,9 +117,15 @@ export async function updateApplication(ctx: Ctx, id: string, body: unknown) {
     if (v === null) removed.push(k);
     else set[k] = v;
   }
+  // the seller's keys merge one level down, in the same statement, so two PATCHes of different seller fields keep both
+  if (input.seller === null) removed.push("seller");
+  const seller = input.seller ? sellerPatch(input.seller) : null;
   const [row] = await ctx.db.$queryRaw<Application[]>`
     UPDATE "Application" SET name = COALESCE(${input.name ?? null}, name),
-      settings = (settings || ${JSON.stringify(set)}::jsonb) - ${removed}::text[]
+      settings = CASE WHEN ${seller !== null} THEN
+          jsonb_set((settings || ${JSON.stringify(set)}::jsonb) - ${removed}::text[], '{seller}',
+            (COALESCE(settings->'seller', '{}'::jsonb) || ${JSON.stringify(seller?.set ?? {})}::jsonb) - ${seller?.removed ?? []}::text[])
+        ELSE (settings || ${JSON.stringify(set)}::jsonb) - ${removed}::text[] END
     WHERE id = ${app.id}::uuid
     RETURNING ${columns(Prisma.ApplicationScalarFieldEnum)}`;
   // The name rides on every cached principal (whoami shows it): every process drops them.

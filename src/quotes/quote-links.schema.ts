@@ -2,6 +2,7 @@
 // and the merchant's in-app notifications: the same services and views as REST (quote-links.rest routes).
 import { compact } from "../carts/carts.schema";
 import { builder } from "../graphql/builder";
+import { QuotePartiesRef } from "./quote-parties.schema";
 import { pageOf, TaxLineRef } from "../graphql/shared-types";
 import { listNotifications, markNotificationRead, type NotificationView } from "../notifications/notifications.service";
 import { acceptQuote } from "./quote-accept.service";
@@ -62,6 +63,9 @@ const BuyerRevisionRef = builder.objectRef<BRev>("BuyerQuoteRevision").implement
     taxLines: t.field({ type: [TaxLineRef], description: "Tax frozen at issue (none unless the environment configures tax)", resolve: (r) => r.taxLines }),
     taxTotal: t.exposeInt("taxTotal", { description: "Minor units" }),
     total: t.exposeInt("total", { description: "Minor units" }),
+    notes: t.exposeString("notes", { nullable: true, description: "The seller's notes on the offer" }),
+    terms: t.exposeString("terms", { nullable: true, description: "The offer's terms" }),
+    parties: t.field({ type: QuotePartiesRef, nullable: true, description: "The seller and buyer blocks as they were at issue", resolve: (r) => r.parties }),
     issuedAt: t.field({ type: "DateTime", nullable: true, description: "When it was issued", resolve: (r) => r.issuedAt }),
   }),
 });

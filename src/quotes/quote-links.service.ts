@@ -2,6 +2,7 @@
 // the token is the authority. A draft or archived quote, an unknown and a rotated-out token are all 404. Every call
 // is limited per IP and per token in the shared limiter (429 rate_limited with Retry-After), and nothing a buyer
 // reads (buyerQuoteView) carries an internal comment, the internal note, the working revision or a target price.
+import { frozenParties } from "./quote-parties";
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { notify } from "../notifications/notifications.service";
@@ -65,6 +66,9 @@ function buyerRevisionView(r: RevisionFull) {
     shippingMode: r.shippingMode,
     shippingAmount: r.shippingAmount,
     ...revisionTotals(r),
+    notes: r.notes,
+    terms: r.terms,
+    parties: frozenParties(r.parties),
     issuedAt: r.issuedAt?.toISOString() ?? null,
   };
 }

@@ -79,6 +79,10 @@ export const revisionFields = {
     .transform((c) => c.toUpperCase())
     .nullable()
     .optional(),
+  /** shown to the buyer under the lines; null at issue takes the seller's default notes */
+  notes: clearable(5_000),
+  /** the offer's terms and conditions; null at issue takes the seller's default terms */
+  terms: clearable(5_000),
 };
 export const updateRevisionInput = z.strictObject(revisionFields);
 export type RevisionInput = z.output<typeof updateRevisionInput>;

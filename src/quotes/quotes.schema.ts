@@ -4,6 +4,7 @@ import { compact, LineItemTypeEnum, withClears } from "../carts/carts.schema";
 import type { LINE_ITEM_TYPES } from "../carts/cart-items.service";
 import { liveItem } from "../events/events.service";
 import { builder } from "../graphql/builder";
+import { QuotePartiesRef } from "./quote-parties.schema";
 import { describedEnum, pageOf, TaxLineRef } from "../graphql/shared-types";
 import { revealed } from "../shared/secrets";
 import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
@@ -134,6 +135,9 @@ export const QuoteRevisionRef = builder.objectRef<RevisionV>("QuoteRevision").im
     subtotal: t.exposeInt("subtotal", { description: "Selected lines' totals" }),
     shippingTotal: t.exposeInt("shippingTotal", { description: "Flat shipping, else 0" }),
     taxCountry: t.exposeString("taxCountry", { nullable: true, description: "Whose rate in the tax table applies; null: the table's only rate, if it has just one" }),
+    notes: t.exposeString("notes", { nullable: true, description: "Shown to the buyer under the lines (the seller's default notes when issued without)" }),
+    terms: t.exposeString("terms", { nullable: true, description: "The offer's terms (the seller's default terms when issued without)" }),
+    parties: t.field({ type: QuotePartiesRef, nullable: true, description: "The seller and buyer blocks, frozen at issue; null on a working revision", resolve: (r) => r.parties }),
     taxLines: t.field({
       type: [TaxLineRef],
       description: "Tax on the selected lines plus shipping: live from the environment's tax table while working, frozen at issue; none unless the environment configures tax",
@@ -278,6 +282,8 @@ function revisionArgs(t: any) {
     shippingMode: t.arg({ type: ShippingModeEnum, description: "Whether shipping is priced" }),
     shippingAmount: t.arg.int({ description: "Flat shipping in minor units; null clears it" }),
     taxCountry: t.arg.string({ description: "ISO 3166-1 alpha-2 country whose tax rate applies; null: the tax table's only rate, if it has just one" }),
+    notes: t.arg.string({ description: "Shown to the buyer under the lines; null clears it (issue then takes the seller's default)" }),
+    terms: t.arg.string({ description: "The offer's terms; null clears it (issue then takes the seller's default)" }),
   };
 }
 const itemsBody = (items: Record<string, unknown>[] | null | undefined) => items?.map((i) => compact(i));
@@ -352,7 +358,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true, description: quoteId }), revisionId: t.arg.id({ required: true, description: "The revision's id" }), ...revisionArgs(t) },
     resolve: (_r, { id, revisionId, ...a }, ctx) =>
       updateRevision(ctx, String(id), String(revisionId), {
-        ...withClears({ ...a, items: undefined, collect: undefined }, ["deposit", "shippingAmount", "taxCountry"]),
+        ...withClears({ ...a, items: undefined, collect: undefined }, ["deposit", "shippingAmount", "taxCountry", "notes", "terms"]),
         ...(a.items ? { items: itemsBody(a.items as any) } : {}),
         ...(a.collect ? { collect: collectBody(a.collect as any) } : {}),
       }),

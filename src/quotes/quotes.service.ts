@@ -20,6 +20,7 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { openSecret, sealSecret } from "../shared/secrets";
 import { loadShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 import { queueQuoteEmails } from "./quote-emails";
+import { currentParties, frozenParties, partiesJson } from "./quote-parties";
 import { type QuoteTaxLine, revisionTaxRates, type TaxedRevision, type TaxRates, taxLinesFor, taxTotalOf } from "./quote-tax";
 import { moveQuote, nextQuoteStatus, PATCH_STATUS_ACTIONS, type QuoteActor, type QuoteStatus, QUOTE_TRANSITIONS } from "./quote.machine";
 import {
@@ -216,6 +217,10 @@ export function revisionView(r: RevisionFull, rates?: TaxRates | null) {
     shippingMode: r.shippingMode,
     shippingAmount: r.shippingAmount,
     taxCountry: r.taxCountry,
+    notes: r.notes,
+    terms: r.terms,
+    /** frozen at issue: the seller and buyer blocks as they were then (null on a working revision) */
+    parties: frozenParties(r.parties),
     ...revisionTotals(r, rates),
     issuedAt: r.issuedAt?.toISOString() ?? null,
     supersededAt: r.supersededAt?.toISOString() ?? null,
@@ -385,6 +390,8 @@ export interface RevisionState {
   shippingMode: string;
   shippingAmount: number | null;
   taxCountry: string | null;
+  notes: string | null;
+  terms: string | null;
 }
 
 export const EMPTY_REVISION: RevisionState = {
@@ -398,6 +405,8 @@ export const EMPTY_REVISION: RevisionState = {
   shippingMode: "none",
   shippingAmount: null,
   taxCountry: null,
+  notes: null,
+  terms: null,
 };
 
 /** Only the state columns of a revision row. */
@@ -413,6 +422,8 @@ export function stateOf(r: RevisionState): RevisionState {
     shippingMode: r.shippingMode,
     shippingAmount: r.shippingAmount,
     taxCountry: r.taxCountry,
+    notes: r.notes,
+    terms: r.terms,
   };
 }
 
@@ -442,6 +453,8 @@ export function mergeRevision(cur: RevisionState, input: RevisionInput, prefix: 
   }
   if (input.shippingAmount !== undefined) next.shippingAmount = input.shippingAmount;
   if (input.taxCountry !== undefined) next.taxCountry = input.taxCountry;
+  if (input.notes !== undefined) next.notes = input.notes;
+  if (input.terms !== undefined) next.terms = input.terms;
   const issues: { path: (string | number)[]; message: string }[] = [];
   if (next.depositType && next.termsMode !== "deposit_balance") issues.push({ path: [...prefix, "deposit"], message: "applies to deposit_balance terms only" });
   if (next.shippingMode === "flat" && next.shippingAmount === null) issues.push({ path: [...prefix, "shippingAmount"], message: "is required when shippingMode is flat" });
@@ -673,7 +686,21 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
     if (q.currentRevisionId) {
       await tx.db.quoteRevision.updateMany({ where: { id: q.currentRevisionId, status: "issued" }, data: { status: "superseded", supersededAt: now, updatedAt: now } });
     }
-    await tx.db.quoteRevision.update({ where: { id: rev.id }, data: { status: "issued", issuedAt: now, depositAmount, taxLines: totals.taxLines as unknown as Prisma.InputJsonValue, updatedAt: now } });
+    // the seller and buyer as they are now, frozen with the revision; empty notes and terms take the seller's defaults
+    const { defaults, ...parties } = await currentParties(tx, q.id);
+    await tx.db.quoteRevision.update({
+      where: { id: rev.id },
+      data: {
+        status: "issued",
+        issuedAt: now,
+        depositAmount,
+        taxLines: totals.taxLines as unknown as Prisma.InputJsonValue,
+        parties: partiesJson(parties),
+        notes: rev.notes ?? defaults.notes,
+        terms: rev.terms ?? defaults.terms,
+        updatedAt: now,
+      },
+    });
     const expiresAt = q.expiresAt && q.expiresAt.getTime() > now.getTime() ? q.expiresAt : new Date(now.getTime() + DEFAULT_VALIDITY_MS);
     await moveQuote(tx, q, "issue", actorOf(tx.principal), { currentRevisionId: rev.id, expiresAt });
     const full = await loadQuote(tx, t, q.id);
