@@ -63,7 +63,9 @@ test("create, issue, re-issue and read over GraphQL; the read equals the REST re
   await gql(IssueQuoteDocument, { id: q.id }, cred());
   const read = (await gql(QuoteDocument, { id: q.id }, cred())).data!.quote;
   const rest = (await api("GET", `quotes/${q.id}`, cred())).body.data;
-  expect(read).toEqual(rest);
+  // the revisions' frozen parties are left out of the shared fragment (query cost); seller-parties.e2e compares them
+  const noParties = (r: any) => r && (({ parties: _p, ...rest }) => rest)(r);
+  expect(read).toEqual({ ...rest, workingRevision: noParties(rest.workingRevision), revisions: rest.revisions.map(noParties) });
   const list = await gql(QuotesDocument, { q: "gql@example.com", status: "proposed" }, cred());
   expect(list.errors).toBeNull();
   expect(list.data!.quotes.nodes.map((n) => n.id)).toEqual([q.id]);

@@ -1,8 +1,10 @@
 // The frame every branded buyer page shares (quote link, request form, update-card page): the merchant's name and
 // logo, its brand colour (a #rrggbb value, else a neutral one) fed to the page's own stylesheet, the nonce-bound
-// style and optional script, and the page as a doctype'd string.
+// style and optional script, and the page as a doctype'd string. The stylesheet gets --brand, --on-brand (black or
+// white, whichever reads on the brand) and --brand-text (the brand darkened to 4.5:1 on white) from ./brand.ts.
 import type { ComponentChildren, VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
+import { brandVars, DEFAULT_BRAND } from "./brand";
 
 export interface Brand {
   name: string;
@@ -13,7 +15,7 @@ export interface Brand {
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 export function Shell(p: { nonce: string; title: string; brand: Brand; css: (brandColor: string) => string; children: ComponentChildren; script?: string; scriptType?: "module" }) {
-  const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : "#3e4c59";
+  const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : DEFAULT_BRAND;
   return (
     <html lang="en">
       <head>
@@ -21,7 +23,7 @@ export function Shell(p: { nonce: string; title: string; brand: Brand; css: (bra
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{p.title}</title>
         <link rel="icon" href="data:," />
-        <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: p.css(color) }} />
+        <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: `:root { ${brandVars(color)} }\n${p.css(color)}` }} />
       </head>
       <body>
         <header>

@@ -1,6 +1,6 @@
 // Response shapes of applications and the mail routes (see ./schemas.ts).
 import { z } from "zod";
-import { Address } from "./common-schemas";
+import { Address, orNull } from "./common-schemas";
 
 const id = z.uuid();
 const ts = z.iso.datetime();
@@ -22,7 +22,7 @@ export const Application = z
     seller: z
       .object({
         legalName: z.string().nullable().meta({ description: "Registered name on quotes and invoices (the application's name when null)" }),
-        address: Address.nullable(),
+        address: orNull(Address),
         taxId: z.string().nullable().meta({ description: "VAT, GST or EIN number" }),
         email: z.string().nullable().meta({ description: "Contact address; buyer emails reply to it" }),
         phone: z.string().nullable(),

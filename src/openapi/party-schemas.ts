@@ -1,6 +1,6 @@
 // Response shapes of the seller and buyer blocks a quote revision freezes at issue (see ./schemas.ts).
 import { z } from "zod";
-import { Address } from "./common-schemas";
+import { Address, orNull } from "./common-schemas";
 
 export const QuoteParties = z
   .object({
@@ -8,7 +8,7 @@ export const QuoteParties = z
       .object({
         name: z.string().meta({ description: "The legal name when set, else the application's name" }),
         legalName: z.string().nullable(),
-        address: Address.nullable(),
+        address: orNull(Address),
         taxId: z.string().nullable(),
         email: z.string().nullable(),
         phone: z.string().nullable(),
@@ -22,8 +22,8 @@ export const QuoteParties = z
         name: z.string().nullable(),
         email: z.string().nullable(),
         reference: z.string().nullable().meta({ description: "The buyer's PO / reference" }),
-        billingAddress: Address.nullable(),
-        shippingAddress: Address.nullable(),
+        billingAddress: orNull(Address),
+        shippingAddress: orNull(Address),
       })
       .strict()
       .meta({ id: "QuoteBuyer", description: "Who buys, as it was when the revision was issued" }),

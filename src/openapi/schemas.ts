@@ -358,7 +358,7 @@ export const QuoteRevision = z
     taxCountry: z.string().nullable().meta({ description: "ISO 3166-1 alpha-2: whose rate in the tax table applies; null: the table's only rate, if it has just one" }),
     notes: z.string().nullable().meta({ description: "Shown to the buyer under the lines (the seller's default notes when issued without)" }),
     terms: z.string().nullable().meta({ description: "The offer's terms (the seller's default terms when issued without)" }),
-    parties: QuoteParties.nullable().meta({ description: "Frozen at issue; null on a working revision" }),
+    parties: orNull(QuoteParties).meta({ description: "Frozen at issue; null on a working revision" }),
     subtotal: money,
     shippingTotal: money,
     taxLines: z.array(QuoteTaxLine).meta({ description: "Live from the environment's tax table while working, frozen at issue; empty unless the environment configures tax" }),
