@@ -36,7 +36,7 @@ export const CHECKOUT_CSS = () => `
   button { display: block; width: 100%; min-height: 48px; background: var(--brand); color: var(--on-brand); border: 0; padding: .75rem 1.25rem; border-radius: 6px; font-size: 1.05rem; font-weight: 600; cursor: pointer; }
   button[disabled] { opacity: .7; cursor: progress; }
   .alert { border-left: 4px solid #ab091e; background: #fde8e8; padding: .75rem; margin: 0 0 1rem; }
-  .alert ul { margin: .25rem 0 0; padding-left: 1.25rem; }
+  .alert ul { margin: .25rem 0 0; padding-left: 1.25rem; } .alert a { color: #7a0614; }
   .ok { border-left: 4px solid #0e7c3a; background: #eef6f0; padding: .75rem; margin: 0 0 1rem; }
   .cancel { display: inline-block; min-height: 44px; padding: .65rem 0; }
   .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
