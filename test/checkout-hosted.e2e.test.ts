@@ -137,6 +137,24 @@ test("the form works without JavaScript: post, 303 to the receipt with the order
   expect(again.status).toBe(303);
 });
 
+test("a quote on deposit terms through the form: the receipt says the deposit was paid and when the balance is due", async () => {
+  const s = await quoteSession(api, demo, { mode: "deposit_balance", balanceNetN: 20 });
+  const html = await page(s.hostedUrl);
+  const fields: Record<string, string> = { paymentMethod: "card", paymentToken: "tok_visa", email: valueOf(html, "email")! };
+  for (const k of Object.keys(SHIP_TO)) fields[`shippingAddress.${k}`] = valueOf(html, `shippingAddress.${k}`)!;
+  fields.billingSameAsShipping = "1";
+  const r = await postForm(s.hostedUrl, fields);
+  expect(r.status).toBe(303);
+  const receipt = await page(s.hostedUrl);
+  expect(receipt).toContain("your deposit received. The balance is invoiced.");
+  expect(receipt).toMatch(/id="paid">USD 1,200\.00/);
+  const day = new Date(Date.now() + 20 * 86400_000).toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  expect(receipt).toContain(`Still to pay, due on ${day}`);
+  expect(receipt).toMatch(/id="owed">USD 2,800\.00/);
+  expect(receipt).toContain("USD 1,200.00 paid by card.");
+  expect(receipt).not.toContain("Deposit due today");
+});
+
 test("a quote on Net 30 terms through the form: the receipt names the quote, the PO, and what is owed and when", async () => {
   const s = await quoteSession(api, demo, { mode: "net_terms", netN: 30 });
   const html = await page(s.hostedUrl);

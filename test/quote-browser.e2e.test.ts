@@ -147,7 +147,7 @@ browserTest("accepting on a host other than CHECKOUT_URL (a custom domain in fro
     await page.fill("#acceptedByName", "Pat Proxy");
     await Promise.all([page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/, { timeout: 15_000 }), page.click("#accept")]);
     expect(new URL(page.url()).origin).toBe(origin);
-    expect(await page.textContent("#total")).toBe("$42.00");
+    expect(await page.textContent("#total")).toBe("USD 42.00");
     expect(refused).toEqual([]);
     expect((await api("GET", `quotes/${q.id}`, { key: demo.apiKey })).body.data.status).toBe("accepted");
   } finally {

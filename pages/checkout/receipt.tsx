@@ -30,7 +30,9 @@ function outcome(r: Receipt): string {
   const card = r.payments.find((p) => p.method !== "net30");
   if (card?.status === "processing") return "Your order is placed. Payment pending confirmation by your bank.";
   if (card?.status === "authorized") return "Your order is placed. Payment authorized: you will be charged when the order ships.";
-  if (!card && r.payments.some((p) => p.method === "net30")) return "Your order is placed on invoice terms. Invoice issued.";
+  const invoiced = r.payments.some((p) => p.method === "net30");
+  if (!card && invoiced) return "Your order is placed on invoice terms. Invoice issued.";
+  if (invoiced) return "Thank you: your order is placed and your deposit received. The balance is invoiced.";
   return "Thank you: your order is placed and your payment received.";
 }
 
