@@ -64,6 +64,15 @@ describe.each(WIDTHS)("at %i px", (width) => {
     for (const sel of ["#email", "#shippingAddress-countryCode", "#submit"]) expect((await page.locator(sel).boundingBox())!.height).toBeGreaterThanOrEqual(44);
     expect(await page.locator("input[name=paymentMethod][type=radio], #terms").count()).toBe(0); // card only: no Net 30 for an anonymous buyer
     await expectClean(page, "checkout-card");
+    // keyboard order follows the page, and the focus shows
+    await page.focus("#email");
+    const order: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      await page.keyboard.press("Tab");
+      order.push(await page.evaluate(() => document.activeElement?.id ?? ""));
+    }
+    expect(order).toEqual(["shippingAddress-addressLine1", "shippingAddress-addressLine2", "shippingAddress-city", "shippingAddress-stateProvince", "shippingAddress-postalCode", "shippingAddress-countryCode", "paymentToken"]);
+    expect(await page.$eval("#paymentToken", (e) => getComputedStyle(e).outlineStyle)).toBe("solid");
 
     await page.fill("#email", "guest@example.com");
     await page.fill("#shippingAddress-addressLine1", "12 Typed Street");
