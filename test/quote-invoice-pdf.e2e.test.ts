@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 
 import os from "node:os";
 import path from "node:path";
 import { termsHash } from "../src/checkout/checkout.service";
+import { Prisma } from "../src/generated/prisma/client";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
@@ -68,8 +69,9 @@ async function download(url: string) {
 }
 const quotePdf = async (token: string) => download((await fetch(`${t.url}/api/v1/quote-links/${token}/pdf`, { redirect: "manual" })).headers.get("location")!);
 
+let buyers = 0;
 async function buyerQuote(body: Record<string, unknown>) {
-  const email = `buyer-${Math.random().toString(36).slice(2, 8)}@globex.test`;
+  const email = `hank${++buyers}@globex.test`;
   const cust = await api("POST", "customers", { key: key(), body: { email, company: "Globex Corporation", name: "Hank Scorpio", billingAddress: BILLING, shippingAddress: SHIPPING } });
   expect(cust.status).toBe(201);
   const c = await api("POST", "quotes", {
@@ -190,4 +192,13 @@ test("a Net 30 quote's invoice carries the quote number and PO; an invoice witho
   const storefront = pdfText(await download((await api("GET", `payments/${plain.paymentId}/invoice-pdf`, { key: key() })).body.data.url));
   for (const s of ["Northwind Supply LLC", "Tax ID: EIN 12-3456789", "Acme Corp", "ap@acme.test", "1 Main St", "Net 10"]) expect({ s, found: storefront.includes(s) }).toEqual({ s, found: true });
   for (const s of ["Quote number", "PO / reference"]) expect({ s, found: storefront.includes(s) }).toEqual({ s, found: false });
+});
+
+test("a revision issued before parties were frozen falls back to the application's and the customer's current details", async () => {
+  const { q, rev } = await buyerQuote({});
+  await t.deps.prisma.quoteRevision.update({ where: { id: rev.id }, data: { parties: Prisma.DbNull } });
+  const text = pdfText(await quotePdf(q.shareToken));
+  for (const s of ["Northwind Supply LLC", "Tax ID: EIN 12-3456789", "Globex Corporation", "Hank Scorpio", "77 Harbor Rd", "9 Dock Lane", "PO-4471"]) {
+    expect({ s, found: text.includes(s) }).toEqual({ s, found: true });
+  }
 });

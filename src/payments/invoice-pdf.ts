@@ -7,6 +7,7 @@
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
 import type { TaxLine } from "../carts/carts.service";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
+import { orderDisplayNumber } from "../orders/order-number";
 import { frozenParties, sellerBlock, type BuyerBlock, type SellerBlock } from "../quotes/quote-parties";
 import { taxLabel } from "../quotes/quote-tax";
 import type { Address } from "../shared/address";
@@ -30,14 +31,6 @@ export interface InvoiceData {
   taxLines: TaxLine[];
   /** the buyer's view / download link (the one the invoice email carries) */
   viewUrl: string | null;
-}
-
-/**
- * The order's number as a buyer reads it: the number it had in the system it was imported from, else the first
- * eight characters of its id in capitals ("#7D0F2C1E"). Orders carry no sequence number of their own yet.
- */
-export function orderDisplayNumber(o: Pick<Order, "id" | "externalId">): string {
-  return o.externalId ?? `#${o.id.slice(0, 8).toUpperCase()}`;
 }
 
 /** Everything the document needs, read in one round of queries. */
@@ -141,7 +134,6 @@ export function invoiceDocument(d: InvoiceData): TDocumentDefinitions {
   body.push(
     ...section("Payment terms", `Net ${p.netN ?? 30}: ${money(p.amount)} due by ${dueText ?? "the due date"}${balance ? ", the balance after the deposit paid at checkout" : ""}. Please quote ${p.invoiceNumber} with your payment.`),
     ...section("Payment instructions (remit to)", seller.paymentInstructions),
-    ...section("Questions", [seller.email, seller.phone].filter(Boolean).join(" · ") || null),
   );
   return pdfDocument({ title: p.invoiceNumber, author: seller.name, subject: ref, footer: `${ref} · ${seller.name}`, content: body });
 }
