@@ -127,19 +127,20 @@ export function sellerParty(s: SellerParty, label = "From"): Party {
   };
 }
 
-/** Label / value pairs, right-aligned (number, dates, references); rows without a value are dropped. */
+/** A value that may hold one long unbroken token (a PO, an email): break opportunities after its - / . @ _ every so often. */
+export function breakable(v: string): string {
+  return v.replace(/\S{25,}/g, (w) => w.replace(/([-/._@])/g, "$1\u200b"));
+}
+
+/** Label / value pairs (number, dates, references), values right-aligned and wrapping; rows without a value are dropped. */
 export function metaTable(rows: [string, string | null | undefined][]): Content {
   const body = rows.filter((r): r is [string, string] => !!r[1]).map(([k, v]) => [
     { text: k, color: MUTED, alignment: "right" as const },
-    { text: v, bold: true, alignment: "right" as const },
+    { text: breakable(v), bold: true, alignment: "right" as const },
   ]);
   if (!body.length) return { text: "" };
-  return {
-    columns: [
-      { text: "", width: "*" },
-      { width: "auto", table: { widths: ["auto", "auto"], body }, layout: { ...NO_LINES, paddingLeft: (i) => (i ? 10 : 0), paddingTop: () => 1.5, paddingBottom: () => 1.5 } },
-    ],
-  };
+  // fixed widths that fit half the page (a blockRow of two): a long value wraps inside instead of widening the table
+  return { table: { widths: [82, 150], body }, layout: { ...NO_LINES, paddingLeft: (i) => (i ? 8 : 0), paddingTop: () => 1.5, paddingBottom: () => 1.5 } };
 }
 
 /** Up to three blocks side by side (seller and meta, bill-to and ship-to), each its share of the width. */
@@ -189,7 +190,7 @@ export function linesTable(rows: LineRow[]): ContentTable {
     ];
   });
   return {
-    table: { headerRows: 1, dontBreakRows: true, widths: ["*", 36, 86, 90], body: [head, ...body] },
+    table: { headerRows: 1, dontBreakRows: true, widths: ["*", 52, 104, 104], body: [head, ...body] },
     layout: {
       hLineWidth: (i, node) => (i === 0 ? 0 : i === 1 || i === node.table.body.length ? 1 : 0.5),
       vLineWidth: () => 0,
