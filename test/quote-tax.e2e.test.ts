@@ -145,7 +145,7 @@ describe("REST", () => {
     const inv = await api("GET", `payments/${done.body.data.paymentId}/invoice-pdf`, { key: key() });
     expect(inv.status).toBe(200);
     const invoice = pdfText(await download(inv.body.data.url));
-    for (const s of ["Tax", "USD 12.79", "USD 167.79"]) expect(invoice).toContain(s);
+    for (const s of ["Sales tax (8.25%)", "USD 12.79", "USD 167.79"]) expect(invoice).toContain(s);
   });
 
   test("the rate's country: the revision's taxCountry (validated, carried to clones), else the only configured rate, else none; a cart's request takes the cart's country", async () => {
