@@ -158,7 +158,7 @@ test("the balance invoice of deposit terms: seller, bill-to and ship-to, invoice
   const text = pdfText(bytes);
   if (process.env.Q2C_DUMP) console.log(text);
   const due = new Intl.DateTimeFormat("en-US", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" }).format(balance.dueDate!);
-  const orderNo = `#${done.body.data.orderId.slice(0, 8).toUpperCase()}`;
+  const orderNo = done.body.data.orderId.slice(0, 8).toUpperCase();
   for (const s of [
     "INVOICE", `Invoice ${balance.invoiceNumber}`, "Northwind Supply LLC", "500 Market St", "Tax ID: EIN 12-3456789", "billing@northwind.example",
     "BILL TO", "Globex Corporation", "Hank Scorpio", email, "77 Harbor Rd", "Portland, OR 97201", "SHIP TO", "9 Dock Lane", "Tacoma, WA 98402",

@@ -6,19 +6,15 @@ import { canonicalAddress } from "../shared/address";
 import type { Ctx } from "../shared/context";
 import { buyerBlock } from "../quotes/quote-parties";
 import { sessionForBuyer } from "./checkout.service";
+import { orderDisplayNumber } from "../orders/order-number";
 
 /** Net-N terms as the buyer reads them; termsHash at completion is the SHA-256 of exactly this text. */
 export function netTermsText(netN: number): string {
   return `Net ${netN}: the full invoice amount is due within ${netN} days of the invoice date. Late payments may be charged interest.`;
 }
 
-/**
- * The order's number as a buyer reads it: the number the merchant gave it (externalId), else a short reference from
- * its id (orders have no sequence number of their own yet).
- */
-export function orderNumber(o: { id: string; externalId?: string | null }): string {
-  return o.externalId ?? o.id.slice(0, 8).toUpperCase();
-}
+/** The order's number as a buyer reads it (src/orders/order-number.ts: one definition for every buyer surface). */
+export const orderNumber = orderDisplayNumber;
 
 const brandOf = (name: string, settings: unknown) => {
   const s = (settings ?? {}) as { logoUrl?: unknown; brandColor?: unknown };
