@@ -53,7 +53,7 @@ test("the quote page: the offer escaped, branded, nothing internal, the page hea
   expect(page).toContain('src="https://cdn.example.com/logo.png"');
   for (const s of ["NOTE-INTERNAL-1", "COMMENT-INTERNAL-2"]) expect(page).not.toContain(s);
   expect(page).toMatch(/<label[^>]*><input type="checkbox" name="include\.[0-9a-f-]+"/);
-  expect(page).toMatch(/<input type="number" id="qty-/);
+  expect(page).toMatch(/<input type="number"[^>]* id="qty-/);
   expect(page).toContain("USD 155.00");
   expect(await t.deps.prisma.event.count({ where: { type: "quote.viewed", data: { path: ["quoteId"], equals: q.id } } })).toBe(1);
   expect((await get("/q/qt_nope")).status).toBe(404);
@@ -129,7 +129,7 @@ test("the hosted request form: honeypot, fill time, items and target prices; a s
   const bad = await post(`/q/request/${f.formToken}`, { formLoadedAt: loadedAt, email: "not-an-email", message: "x" });
   expect(bad.status).toBe(422);
   const again = await bad.text();
-  expect(again).toMatch(/role="alert"[^>]*><p class="alert">email:/);
+  expect(again).toMatch(/role="alert"[^>]*><p class="alert">Email:/);
   expect(again).toContain('value="not-an-email"');
   expect((await get("/q/request/qrf_nope")).status).toBe(404);
 });
