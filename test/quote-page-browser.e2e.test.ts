@@ -67,6 +67,19 @@ browserTest("every quote page state at 390 and 1280 px: no overflow, no axe viol
   }
 });
 
+browserTest("the pages keep to their own Content-Security-Policy (no inline style or script outside the nonce)", async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const refused: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/.test(m.text())) refused.push(m.text());
+  });
+  for (const [state] of STATES) await page.goto(`${s.t.url}/q/${s.tokens[state]}`);
+  await page.goto(`${s.t.url}/q/request/${s.formToken}`);
+  await page.click("#add-row");
+  expect(refused).toEqual([]);
+  await page.close();
+});
+
 browserTest("a light brand colour (#ffd400): the Accept button's text is dark, the page passes the audit", async () => {
   await setBrand(s, "#ffd400");
   try {

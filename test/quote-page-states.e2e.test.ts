@@ -2,6 +2,8 @@
 // the buyer read's order, invoice, decline and "what changed" fields, money in errors, an error re-render keeping
 // the buyer's choices, a re-accept that sets new choices aside, and the request form's rows, name, phone and
 // thank-you page. The same states in Chromium: quote-page-browser.e2e.test.ts.
+import { QuoteLinkPageDocument } from "./generated/graphql";
+import { gqlClient } from "./helpers/gql";
 import { makeQuoteStates, type QuoteStates } from "./helpers/quote-states";
 
 let s: QuoteStates;
@@ -167,4 +169,28 @@ test("request form: add and remove rows without JavaScript (values kept), name a
   expect(api.body.data).toEqual({ received: true });
   const b = await s.t.deps.prisma.customer.findFirstOrThrow({ where: { email: "buyer@globex.example" } });
   expect([b.name, b.phone]).toEqual(["Bea Buyer", "+1 555 0142"]);
+});
+
+test("a merchant-declined request (never issued): declined with the merchant's reason, never 'preparing your offer'", async () => {
+  const r = await s.api("POST", "quote-requests", { body: { formToken: s.formToken, email: "nooffer@globex.example", message: "Anything for us?", formLoadedAt: 0 } });
+  expect(r.status).toBe(202);
+  const q = (await s.api("GET", "quotes?q=nooffer@globex.example", { key: s.demo.apiKey })).body.data[0];
+  expect((await s.api("PATCH", `quotes/${q.id}`, { key: s.demo.apiKey, body: { status: "declined", declinedReason: "Out of stock until spring." } })).status).toBe(200);
+  const html = (await (await fetch(`${s.t.url}/q/${q.shareToken}`)).text()).replace(/<!-- -->/g, "");
+  expect(notices(html)).toEqual(['class="notice bad"']);
+  expect(html).toContain("Their reason: Out of stock until spring.");
+  expect(html).not.toContain("preparing");
+});
+
+test("GraphQL reads the same order, invoice, changes, expiry and decline as REST", async () => {
+  const gql = gqlClient(s.t.url);
+  for (const state of ["convertedNet", "proposed", "expired", "declinedBuyer"]) {
+    const g = await gql(QuoteLinkPageDocument, { shareToken: s.tokens[state] });
+    expect(g.errors ?? []).toEqual([]);
+    const rest = await link(state);
+    const { invoice, ...order } = rest.order ?? { invoice: null };
+    expect(g.data!.quoteLink.order).toEqual(rest.order ? { ...order, invoice: invoice && { ...invoice, downloadUrl: expect.stringContaining("/invoice/download?token=") } } : null);
+    expect(g.data!.quoteLink.quote).toEqual({ status: rest.quote.status, expired: rest.quote.expired, declinedBy: rest.quote.declinedBy, declinedReason: rest.quote.declinedReason });
+    expect(g.data!.quoteLink.revision!.changes).toEqual(rest.revision.changes);
+  }
 });

@@ -62,7 +62,7 @@ export function History(p: { v: BuyerQuoteView; token: string }) {
         <p class="muted">None yet.</p>
       )}
       {v.pdfUrl ? (
-        <p style="margin-bottom:0">
+        <p class="flush-bottom">
           <a class="action" href={`/api/v1/quote-links/${p.token}/pdf`} id="pdf">
             {stamped ? "Download the accepted quote (PDF)" : "Download the quote (PDF)"}
           </a>

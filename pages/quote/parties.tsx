@@ -31,7 +31,7 @@ export function PartiesBlock(p: { parties: Parties; reference: string | null }) 
     <div class="grid" id="parties">
       <section class="card" aria-labelledby="seller-h">
         <h2 id="seller-h">From</h2>
-        <p class="name" style="margin:0">
+        <p class="flush">
           <strong>{seller.legalName ?? seller.name}</strong>
         </p>
         <AddressLines a={seller.address} />
@@ -42,7 +42,7 @@ export function PartiesBlock(p: { parties: Parties; reference: string | null }) 
       <section class="card" aria-labelledby="buyer-h">
         <h2 id="buyer-h">For</h2>
         {buyer.company ? (
-          <p style="margin:0">
+          <p class="flush">
             <strong>{buyer.company}</strong>
           </p>
         ) : null}
@@ -50,13 +50,13 @@ export function PartiesBlock(p: { parties: Parties; reference: string | null }) 
         {buyer.email ? <div>{buyer.email}</div> : null}
         {p.reference ?? buyer.reference ? <div id="po">PO / your reference: {p.reference ?? buyer.reference}</div> : null}
         {buyer.billingAddress ? (
-          <div style="margin-top:.5rem">
+          <div class="gap">
             <h3>{sameAddress ? "Billing and shipping address" : "Billing address"}</h3>
             <AddressLines a={buyer.billingAddress} />
           </div>
         ) : null}
         {buyer.shippingAddress && !sameAddress ? (
-          <div style="margin-top:.5rem">
+          <div class="gap">
             <h3>Shipping address</h3>
             <AddressLines a={buyer.shippingAddress} />
           </div>
@@ -80,7 +80,7 @@ export function NotesAndTerms(p: { notes: string | null; terms: string | null; p
         </div>
       ) : null}
       {p.terms ? (
-        <div style="margin-top:.75rem">
+        <div class="gap">
           <h3>Terms</h3>
           <p class="prewrap" id="terms-text">
             {p.terms}
@@ -88,7 +88,7 @@ export function NotesAndTerms(p: { notes: string | null; terms: string | null; p
         </div>
       ) : null}
       {p.paymentInstructions ? (
-        <div style="margin-top:.75rem">
+        <div class="gap">
           <h3>How to pay</h3>
           <p class="prewrap">{p.paymentInstructions}</p>
         </div>

@@ -60,6 +60,7 @@ export const CSS = () => `
   .msg-head { display: flex; flex-wrap: wrap; gap: 0 .5rem; align-items: baseline; } .msg-body { margin: .2rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
   .changes li { padding: .2rem 0; }
   .prewrap { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
+  .flush { margin: 0; } .flush-bottom { margin-bottom: 0; } .gap { margin-top: .6rem; }
   .hp { position: absolute; left: -10000px; width: 1px; height: 1px; overflow: hidden; }
   fieldset { border: 1px solid #e4e7eb; border-radius: 8px; padding: .75rem; margin: .75rem 0; min-width: 0; }
   legend { font-weight: 700; padding: 0 .25rem; }
