@@ -4,7 +4,7 @@
 // Net-N invoice with its buyer download link. Never internal notes or comments, the working revision or target prices.
 import type { Ctx } from "../shared/context";
 import { invoiceDownloadUrl } from "../payments/invoice-issue";
-import { orderNumber } from "../orders/order-number";
+import { orderDisplayNumber } from "../orders/order-number";
 import { asAccepted } from "./quote-accepted";
 import { frozenParties } from "./quote-parties";
 import { acceptanceView, buyerBaseUrl, itemTotal, type QuoteFull, revisionTotals, type RevisionFull } from "./quotes.service";
@@ -93,7 +93,7 @@ export async function buyerOrderFacts(ctx: Ctx, q: Pick<QuoteFull, "orderId" | "
   const paid = live.reduce((a, p) => a + p.capturedAmount - p.refundedAmount, 0);
   const inv = live.find((p) => p.method === "net30" && p.invoiceNumber);
   return {
-    number: orderNumber(o),
+    number: orderDisplayNumber(o),
     paymentStatus: o.paymentStatus,
     placedAt: o.createdAt.toISOString(),
     total: o.total,
