@@ -139,9 +139,10 @@ test("a deposit quote's hosted checkout shows the deposit due today and the invo
   const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const r = await post(`/q/${q.shareToken}/accept`, { revisionId: q.currentRevisionId, acceptedByName: "Dee" });
   const checkout = await (await get(new URL(r.headers.get("location")!, t.url).pathname)).text();
-  expect(checkout).toMatch(/Deposit due today<\/td><td class="num" id="deposit">\$50\.00/);
-  expect(checkout).toMatch(/Balance, invoiced \(due in 45 days\)<\/td><td class="num" id="balance">\$150\.00/);
-  expect(checkout).toContain("Pay the deposit of $50.00");
+  // the rebuilt checkout page (issue 35 item 6) writes amounts as "USD 50.00"
+  expect(checkout).toMatch(/Deposit due today<\/td><td class="num" id="deposit">USD 50\.00/);
+  expect(checkout).toMatch(/Balance, invoiced on Net 45 terms<\/td><td class="num" id="balance">USD 150\.00/);
+  expect(checkout).toContain("Pay the deposit of USD 50.00");
 });
 
 test("a form that requires the bot challenge loads the configured widget, and the page's CSP allows only its origin", async () => {
