@@ -79,7 +79,7 @@ describe("issue answers { quote, revision }", () => {
 });
 
 describe("acceptance answers { quote, checkoutUrl } with the quote itself", () => {
-  const BUYER_QUOTE_KEYS = ["acceptance", "acceptedAt", "acceptedRevisionId", "buyerReference", "checkoutUrl", "currency", "declinedReason", "expiresAt", "number", "status"];
+  const BUYER_QUOTE_KEYS = ["acceptance", "acceptedAt", "acceptedRevisionId", "buyerReference", "checkoutUrl", "currency", "declinedBy", "declinedReason", "expired", "expiresAt", "number", "status"];
 
   test("REST, buyer: data.quote.number and .status at the top, the buyer-allowed fields only", async () => {
     const { quote, revision } = await issued();

@@ -142,7 +142,7 @@ describe("views, comments, request-revision, decline", () => {
     const { quote, token, rev } = await issued();
     const r = await api("POST", link(token, "/decline"), { body: { reason: "Too pricey" } });
     expect(r.status).toBe(200);
-    expect(r.body.data.quote).toMatchObject({ status: "declined", declinedReason: null });
+    expect(r.body.data.quote).toMatchObject({ status: "declined", declinedBy: "buyer", declinedReason: "Too pricey" }); // the buyer who declined reads their own reason (issue 35 item 2)
     const m = (await api("GET", `quotes/${quote.id}`, { key: key() })).body.data;
     expect(m).toMatchObject({ status: "declined", declinedBy: "buyer", declinedReason: "Too pricey" });
     expect((await events(quote.id, "quote.declined"))[0].data).toMatchObject({ declinedBy: "buyer", reason: "Too pricey" });

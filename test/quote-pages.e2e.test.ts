@@ -53,7 +53,7 @@ test("the quote page: the offer escaped, branded, nothing internal, the page hea
   expect(page).toContain('src="https://cdn.example.com/logo.png"');
   for (const s of ["NOTE-INTERNAL-1", "COMMENT-INTERNAL-2"]) expect(page).not.toContain(s);
   expect(page).toMatch(/<label[^>]*><input type="checkbox" name="include\.[0-9a-f-]+"/);
-  expect(page).toMatch(/<input type="number" id="qty-/);
+  expect(page).toMatch(/<input type="number"[^>]* id="qty-/);
   expect(page).toContain("USD 155.00");
   expect(await t.deps.prisma.event.count({ where: { type: "quote.viewed", data: { path: ["quoteId"], equals: q.id } } })).toBe(1);
   expect((await get("/q/qt_nope")).status).toBe(404);
@@ -129,7 +129,7 @@ test("the hosted request form: honeypot, fill time, items and target prices; a s
   const bad = await post(`/q/request/${f.formToken}`, { formLoadedAt: loadedAt, email: "not-an-email", message: "x" });
   expect(bad.status).toBe(422);
   const again = await bad.text();
-  expect(again).toMatch(/role="alert"[^>]*><p class="alert">email:/);
+  expect(again).toMatch(/role="alert"[^>]*><p class="alert">Email:/);
   expect(again).toContain('value="not-an-email"');
   expect((await get("/q/request/qrf_nope")).status).toBe(404);
 });
@@ -139,9 +139,10 @@ test("a deposit quote's hosted checkout shows the deposit due today and the invo
   const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
   const r = await post(`/q/${q.shareToken}/accept`, { revisionId: q.currentRevisionId, acceptedByName: "Dee" });
   const checkout = await (await get(new URL(r.headers.get("location")!, t.url).pathname)).text();
-  expect(checkout).toMatch(/Deposit due today<\/td><td class="num" id="deposit">\$50\.00/);
-  expect(checkout).toMatch(/Balance, invoiced \(due in 45 days\)<\/td><td class="num" id="balance">\$150\.00/);
-  expect(checkout).toContain("Pay the deposit of $50.00");
+  // the rebuilt checkout page (issue 35 item 6) writes amounts as "USD 50.00"
+  expect(checkout).toMatch(/Deposit due today<\/td><td class="num" id="deposit">USD 50\.00/);
+  expect(checkout).toMatch(/Balance, invoiced on Net 45 terms<\/td><td class="num" id="balance">USD 150\.00/);
+  expect(checkout).toContain("Pay the deposit of USD 50.00");
 });
 
 test("a form that requires the bot challenge loads the configured widget, and the page's CSP allows only its origin", async () => {

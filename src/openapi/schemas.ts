@@ -438,7 +438,9 @@ const BuyerQuoteSummary = z
     currency: z.string(),
     expiresAt: ts.nullable(),
     buyerReference: z.string().nullable(),
-    declinedReason: z.string().nullable().meta({ description: "The merchant's reason when the merchant declined" }),
+    expired: z.boolean().meta({ description: "Past its expiry (a proposed quote reads expired at once, before the hourly job moves it)" }),
+    declinedBy: z.enum(["merchant", "buyer"]).nullable(),
+    declinedReason: z.string().nullable().meta({ description: "The reason given with the decline (the buyer's own, or the merchant's)" }),
     acceptedRevisionId: id.nullable(),
     acceptedAt: ts.nullable(),
     acceptance: QuoteAcceptanceRecord.nullable(),
@@ -446,6 +448,35 @@ const BuyerQuoteSummary = z
   })
   .strict()
   .meta({ id: "BuyerQuoteSummary", description: "The quote's own fields as the buyer sees them" });
+
+const BuyerQuoteLineBrief = z.object({ name: z.string(), quantity: z.number().int(), unitPrice: money.nullable() }).strict().meta({ id: "BuyerQuoteLineBrief" });
+const BuyerQuoteLineQuantityPrice = z.object({ quantity: z.number().int(), unitPrice: money.nullable() }).strict().meta({ id: "BuyerQuoteLineQuantityPrice" });
+const BuyerQuoteRevisionChanges = z
+  .object({
+    fromRevision: z.number().int(),
+    added: z.array(BuyerQuoteLineBrief),
+    removed: z.array(BuyerQuoteLineBrief),
+    changed: z.array(z.object({ name: z.string(), from: BuyerQuoteLineQuantityPrice, to: BuyerQuoteLineQuantityPrice }).strict()),
+    previousTotal: money,
+  })
+  .strict()
+  .meta({ id: "BuyerQuoteRevisionChanges", description: "What changed from the previous issued revision (lines matched by product id, SKU, else name)" });
+
+const BuyerQuoteOrder = z
+  .object({
+    number: z.string(),
+    paymentStatus: z.string(),
+    placedAt: ts,
+    total: money,
+    amountPaid: money,
+    amountDue: money,
+    invoice: z
+      .object({ number: z.string(), amount: money, dueDate: z.string().nullable(), paid: z.boolean(), downloadUrl: z.string().meta({ description: "The invoice PDF (the buyer download link invoice emails carry)" }) })
+      .strict()
+      .nullable(),
+  })
+  .strict()
+  .meta({ id: "BuyerQuoteOrder", description: "The order the quote became, what was paid and its Net-N invoice" });
 
 export const BuyerQuote = z
   .object({
@@ -469,6 +500,7 @@ export const BuyerQuote = z
         terms: QuoteRevision.shape.terms,
         parties: QuoteRevision.shape.parties,
         issuedAt: ts.nullable(),
+        changes: orNull(BuyerQuoteRevisionChanges),
       })
       .strict()
       .nullable()
@@ -477,6 +509,7 @@ export const BuyerQuote = z
     comments: z.array(BuyerQuoteComment),
     merchant: z.object({ name: z.string(), logoUrl: z.string().nullable(), brandColor: z.string().nullable() }).strict(),
     pdfUrl: z.string().nullable(),
+    order: orNull(BuyerQuoteOrder),
   })
   .strict()
   .meta({ id: "BuyerQuote", description: "What the buyer link shows: never internal comments or notes, the working revision or target prices" });

@@ -14,6 +14,8 @@ import { type EventTenant, recordEvent, tenantOf } from "../events/events.servic
 import { notify } from "../notifications/notifications.service";
 import { type Ctx, pgCode, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
+import { formatMoney } from "../shared/money";
+import { formatDay } from "../shared/dates";
 import { nextQuoteStatus, moveQuote, type QuoteActor } from "./quote.machine";
 import { MAX_QUOTE_ITEMS } from "./quotes.inputs";
 import { queueQuoteEmails } from "./quote-emails";
@@ -56,7 +58,7 @@ function invalidSelection(itemId: string, reason: string, message: string, extra
  * resized; a locked line's quantity, a non-optional deselect, an unknown id and (deposit terms) a total at or below
  * the frozen deposit are 400 invalid_item_selection. Lines not listed keep their issued state.
  */
-export function applySelections(rev: RevisionFull, selections: AcceptInput["itemSelections"] = []): AcceptedLine[] {
+export function applySelections(rev: RevisionFull, selections: AcceptInput["itemSelections"] = [], currency = "USD"): AcceptedLine[] {
   const byId = new Map(rev.items.map((i) => [i.id, i]));
   const chosen = new Map<string, AcceptedLine>(rev.items.map((i) => [i.id, { itemId: i.id, selected: i.selected, quantity: i.quantity }]));
   for (const s of selections) {
@@ -75,7 +77,7 @@ export function applySelections(rev: RevisionFull, selections: AcceptInput["item
   if (rev.termsMode === "deposit_balance" && rev.depositAmount !== null) {
     const { total } = acceptedTotals(rev, lines);
     if (total <= rev.depositAmount) {
-      throw invalidSelection(selections[selections.length - 1]?.itemId ?? "", "deposit_floor", `The selection totals ${total}, at or below the deposit of ${rev.depositAmount}`, {
+      throw invalidSelection(selections[selections.length - 1]?.itemId ?? "", "deposit_floor", `The selection totals ${formatMoney(total, currency)}, at or below the deposit of ${formatMoney(rev.depositAmount, currency)}; include more lines`, {
         total,
         depositAmount: rev.depositAmount,
       });
@@ -137,11 +139,11 @@ export async function acceptQuoteCore(ctx: Ctx, t: TenantIds, id: string, input:
         throw new DomainError("revision_superseded", 409, "That revision is no longer the current offer", { currentRevisionId: q.currentRevisionId });
       }
       if (q.status === "expired" || (q.status === "proposed" && q.expiresAt && q.expiresAt.getTime() <= now.getTime())) {
-        throw new DomainError("quote_expired", 410, "This quote has expired", { expiresAt: q.expiresAt?.toISOString() ?? null });
+        throw new DomainError("quote_expired", 410, `This quote expired on ${q.expiresAt ? formatDay(q.expiresAt) : "its expiry date"}`, { expiresAt: q.expiresAt?.toISOString() ?? null });
       }
       nextQuoteStatus(q.status, "accept");
       const rev = q.revisions.find((r) => r.id === q.currentRevisionId)!;
-      const lines = applySelections(rev, input.itemSelections);
+      const lines = applySelections(rev, input.itemSelections, q.currency);
       const session = await materialize(tx, q, rev, lines);
       const acceptance = {
         by: by.kind,

@@ -8,9 +8,12 @@ import { listNotifications, markNotificationRead, type NotificationView } from "
 import { acceptQuote } from "./quote-accept.service";
 import { acceptQuoteLink, addBuyerComment, type BuyerQuoteView, buyerDecline, getQuoteLink, quoteLinkPdfUrl, requestRevision, viewQuoteLink } from "./quote-links.service";
 import { LineItemTypeEnum } from "../carts/carts.schema";
+import { OrderPaymentStatusEnum } from "../orders/orders.schema";
+import type { PAYMENT_STATUSES } from "../orders/orders.service";
+type OrderPaymentStatus = (typeof PAYMENT_STATUSES)[number];
 import type { LINE_ITEM_TYPES } from "../carts/cart-items.service";
 import { NOTIFICATION_TYPES } from "../notifications/notifications.service";
-import { AuthorTypeEnum, DeliveryMethodEnum, QuoteAcceptanceRecordRef, QuoteRef, QuoteStatusEnum, RevisionStatusEnum, ShippingModeEnum, TermsModeEnum } from "./quotes.schema";
+import { AuthorTypeEnum, DeclinedByEnum, DeliveryMethodEnum, QuoteAcceptanceRecordRef, QuoteRef, QuoteStatusEnum, RevisionStatusEnum, ShippingModeEnum, TermsModeEnum } from "./quotes.schema";
 import type { QUOTE_STATUSES } from "./quote.machine";
 
 type BQ = BuyerQuoteView;
@@ -47,6 +50,65 @@ const BuyerTermsRef = builder.objectRef<BRev["paymentTerms"]>("BuyerQuotePayment
   }),
 });
 
+type Changes = NonNullable<BRev["changes"]>;
+const BuyerLineBriefRef = builder.objectRef<Changes["added"][number]>("BuyerQuoteLineBrief").implement({
+  description: "A line named in what changed between revisions",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "The line" }),
+    quantity: t.exposeInt("quantity", { description: "Units" }),
+    unitPrice: t.exposeInt("unitPrice", { nullable: true, description: "Price of one unit, minor units" }),
+  }),
+});
+const BuyerLineQtyPriceRef = builder.objectRef<Changes["changed"][number]["from"]>("BuyerQuoteLineQuantityPrice").implement({
+  description: "A line's quantity and unit price at one revision",
+  fields: (t) => ({
+    quantity: t.exposeInt("quantity", { description: "Units" }),
+    unitPrice: t.exposeInt("unitPrice", { nullable: true, description: "Price of one unit, minor units" }),
+  }),
+});
+const BuyerLineChangeRef = builder.objectRef<Changes["changed"][number]>("BuyerQuoteLineChange").implement({
+  description: "A line repriced or requantified",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "The line" }),
+    from: t.field({ type: BuyerLineQtyPriceRef, description: "In the previous revision", resolve: (c) => c.from }),
+    to: t.field({ type: BuyerLineQtyPriceRef, description: "In this revision", resolve: (c) => c.to }),
+  }),
+});
+const BuyerChangesRef = builder.objectRef<Changes>("BuyerQuoteRevisionChanges").implement({
+  description: "What changed from the previous issued revision (lines matched by product id, SKU, else name)",
+  fields: (t) => ({
+    fromRevision: t.exposeInt("fromRevision", { description: "The revision compared with" }),
+    added: t.field({ type: [BuyerLineBriefRef], description: "Lines new in this revision", resolve: (c) => c.added }),
+    removed: t.field({ type: [BuyerLineBriefRef], description: "Lines no longer offered", resolve: (c) => c.removed }),
+    changed: t.field({ type: [BuyerLineChangeRef], description: "Lines with a new unit price or quantity", resolve: (c) => c.changed }),
+    previousTotal: t.exposeInt("previousTotal", { description: "The previous revision's total, minor units" }),
+  }),
+});
+
+type Order = NonNullable<BQ["order"]>;
+const BuyerInvoiceRef = builder.objectRef<NonNullable<Order["invoice"]>>("BuyerQuoteInvoice").implement({
+  description: "The Net-N invoice of the order (net terms, or a deposit's balance)",
+  fields: (t) => ({
+    number: t.exposeString("number", { description: "INV-{seq}" }),
+    amount: t.exposeInt("amount", { description: "Minor units" }),
+    dueDate: t.exposeString("dueDate", { nullable: true, description: "YYYY-MM-DD" }),
+    paid: t.exposeBoolean("paid", { description: "Marked paid" }),
+    downloadUrl: t.exposeString("downloadUrl", { description: "The invoice PDF (the buyer download link invoice emails carry)" }),
+  }),
+});
+const BuyerOrderRef = builder.objectRef<Order>("BuyerQuoteOrder").implement({
+  description: "The order the quote became",
+  fields: (t) => ({
+    number: t.exposeString("number", { description: "The order's number as the buyer reads it" }),
+    paymentStatus: t.field({ type: OrderPaymentStatusEnum, description: "Where its money is", resolve: (o) => o.paymentStatus as OrderPaymentStatus }),
+    placedAt: t.field({ type: "DateTime", description: "When it was placed", resolve: (o) => o.placedAt }),
+    total: t.exposeInt("total", { description: "Minor units" }),
+    amountPaid: t.exposeInt("amountPaid", { description: "Collected so far, minor units" }),
+    amountDue: t.exposeInt("amountDue", { description: "Still owed, minor units" }),
+    invoice: t.field({ type: BuyerInvoiceRef, nullable: true, description: "The Net-N invoice, when there is one", resolve: (o) => o.invoice }),
+  }),
+});
+
 const BuyerRevisionRef = builder.objectRef<BRev>("BuyerQuoteRevision").implement({
   description: "The current offer; once accepted, as accepted (the buyer's selection, quantities and totals)",
   fields: (t) => ({
@@ -67,6 +129,7 @@ const BuyerRevisionRef = builder.objectRef<BRev>("BuyerQuoteRevision").implement
     terms: t.exposeString("terms", { nullable: true, description: "The offer's terms" }),
     parties: t.field({ type: QuotePartiesRef, nullable: true, description: "The seller and buyer blocks as they were at issue", resolve: (r) => r.parties }),
     issuedAt: t.field({ type: "DateTime", nullable: true, description: "When it was issued", resolve: (r) => r.issuedAt }),
+    changes: t.field({ type: BuyerChangesRef, nullable: true, description: "What changed from the previous revision (null for the first)", resolve: (r) => r.changes }),
   }),
 });
 
@@ -109,7 +172,9 @@ const BuyerQuoteSummaryRef = builder.objectRef<BQ["quote"]>("BuyerQuoteSummary")
     currency: t.exposeString("currency", { description: "ISO 4217" }),
     expiresAt: t.field({ type: "DateTime", nullable: true, description: "When the offer expires", resolve: (q) => q.expiresAt }),
     buyerReference: t.exposeString("buyerReference", { nullable: true, description: "The buyer's reference" }),
-    declinedReason: t.exposeString("declinedReason", { nullable: true, description: "The merchant's reason, when the merchant declined" }),
+    expired: t.exposeBoolean("expired", { description: "Past its expiry (a proposed quote reads expired at once, before the hourly job moves it)" }),
+    declinedBy: t.field({ type: DeclinedByEnum, nullable: true, description: "Who declined", resolve: (q) => q.declinedBy as "merchant" | null }),
+    declinedReason: t.exposeString("declinedReason", { nullable: true, description: "The reason given with the decline (the buyer's own, or the merchant's)" }),
     acceptedRevisionId: t.exposeID("acceptedRevisionId", { nullable: true, description: "The revision accepted" }),
     acceptedAt: t.field({ type: "DateTime", nullable: true, description: "When it was accepted", resolve: (q) => q.acceptedAt }),
     acceptance: t.field({ type: QuoteAcceptanceRecordRef, nullable: true, description: "Who accepted and what they chose", resolve: (q) => q.acceptance }),
@@ -126,6 +191,7 @@ const BuyerQuoteRef = builder.objectRef<BQ>("BuyerQuote").implement({
     comments: t.field({ type: [BuyerCommentRef], description: "Shared comments, oldest first", resolve: (b) => b.comments }),
     merchant: t.field({ type: BuyerMerchantRef, description: "Who is offering", resolve: (b) => b.merchant }),
     pdfUrl: t.exposeString("pdfUrl", { nullable: true, description: "The offer as a PDF (302 to a short-lived signed URL)" }),
+    order: t.field({ type: BuyerOrderRef, nullable: true, description: "Once converted: the order, what was paid and its invoice", resolve: (b) => b.order }),
   }),
 });
 

@@ -2,19 +2,19 @@
 // the token is the authority. A draft or archived quote, an unknown and a rotated-out token are all 404. Every call
 // is limited per IP and per token in the shared limiter (429 rate_limited with Retry-After), and nothing a buyer
 // reads (buyerQuoteView) carries an internal comment, the internal note, the working revision or a target price.
-import { frozenParties } from "./quote-parties";
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { notify } from "../notifications/notifications.service";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { sha256Hex } from "../shared/crypto";
-import { acceptInput, acceptQuoteCore } from "./quote-accept.service";
-import { asAccepted } from "./quote-accepted";
+import { acceptInput, acceptQuoteCore, applySelections } from "./quote-accept.service";
+import { acceptedLinesFor } from "./quote-accepted";
+import { buyerOrderFacts, buyerQuoteSummary, buyerQuoteView, type BuyerQuoteView, isExpired } from "./quote-buyer.view";
 import { queueQuoteEmails } from "./quote-emails";
 import { moveQuote } from "./quote.machine";
 import { quotePdfUrl } from "./quote-pdf.service";
-import { acceptanceView, buyerBaseUrl, findQuote, findQuoteByShareToken, itemTotal, lockQuote, type QuoteFull, quoteEventData, revisionTotals, type RevisionFull } from "./quotes.service";
+import { findQuote, findQuoteByShareToken, lockQuote, type QuoteFull, quoteEventData } from "./quotes.service";
 
 /** quote.viewed (and the expired-link notification) at most once per revision per this long. */
 export const VIEW_EVENT_INTERVAL_MS = 6 * 3600 * 1000;
@@ -36,78 +36,12 @@ async function openLink(ctx: Ctx, token: string): Promise<QuoteFull> {
 
 const tenantOfQuote = (q: QuoteFull) => ({ applicationId: q.applicationId, environmentId: q.environmentId });
 
-function buyerItemView(i: RevisionFull["items"][number]) {
-  return {
-    id: i.id,
-    name: i.name,
-    description: i.description,
-    unitPrice: i.unitPrice,
-    quantity: i.quantity,
-    type: i.type,
-    optional: i.optional,
-    selected: i.selected,
-    qtyEditable: i.qtyEditable,
-    sku: i.sku,
-    referenceId: i.referenceId,
-    note: i.note,
-    deliveryMethod: i.deliveryMethod,
-    total: itemTotal(i),
-  };
-}
+export type { BuyerQuoteView };
 
-function buyerRevisionView(r: RevisionFull) {
-  return {
-    id: r.id,
-    number: r.number,
-    status: r.status,
-    items: r.items.map(buyerItemView),
-    paymentTerms: { mode: r.termsMode, netN: r.netN, balanceNetN: r.balanceNetN },
-    depositAmount: r.depositAmount,
-    shippingMode: r.shippingMode,
-    shippingAmount: r.shippingAmount,
-    ...revisionTotals(r),
-    notes: r.notes,
-    terms: r.terms,
-    parties: frozenParties(r.parties),
-    issuedAt: r.issuedAt?.toISOString() ?? null,
-  };
+/** The buyer read with the order facts once the quote became an order. */
+async function buyerRead(ctx: Ctx, q: QuoteFull, token: string): Promise<BuyerQuoteView> {
+  return buyerQuoteView(ctx, q, token, await buyerOrderFacts(ctx, q));
 }
-
-/**
- * The buyer read (decisions.md part 3), built field by field: the current issued revision (as accepted, once it is),
- * the issued history, shared comments only, the merchant's branding, the PDF link. Never the working revision or
- * internal material.
- */
-export function buyerQuoteView(ctx: Ctx, q: QuoteFull, token: string) {
-  const settings = (q.application.settings ?? {}) as { logoUrl?: string; brandColor?: string };
-  const current = q.revisions.find((r) => r.id === q.currentRevisionId && r.status !== "working") ?? null;
-  const base = ctx.deps.config.BASE_URL ?? buyerBaseUrl(ctx, null);
-  return {
-    quote: {
-      number: q.number,
-      status: q.status,
-      currency: q.currency,
-      expiresAt: q.expiresAt?.toISOString() ?? null,
-      buyerReference: q.buyerReference,
-      declinedReason: q.declinedBy === "merchant" ? q.declinedReason : null,
-      acceptedRevisionId: q.acceptedRevisionId,
-      acceptedAt: q.acceptedAt?.toISOString() ?? null,
-      acceptance: acceptanceView(q, false),
-      checkoutUrl: q.checkoutSessionId && q.status === "accepted" ? `${ctx.deps.config.CHECKOUT_URL}/checkout/${q.checkoutSessionId}` : null,
-    },
-    // once accepted, the accepted revision reads as accepted: the buyer's selection, quantities and totals
-    revision: current && buyerRevisionView(asAccepted(q, current)),
-    revisions: q.revisions
-      .filter((r) => r.status !== "working")
-      .map((r) => ({ id: r.id, number: r.number, status: r.status, issuedAt: r.issuedAt?.toISOString() ?? null, total: revisionTotals(asAccepted(q, r)).total })),
-    comments: q.comments
-      .filter((c) => c.visibility === "shared")
-      .map((c) => ({ id: c.id, authorType: c.authorType, authorName: c.authorName, body: c.body, createdAt: c.createdAt.toISOString() })),
-    merchant: { name: q.application.name, logoUrl: settings.logoUrl ?? null, brandColor: settings.brandColor ?? null },
-    pdfUrl: current ? `${base.replace(/\/+$/, "")}/api/v1/quote-links/${token}/pdf` : null,
-  };
-}
-export type BuyerQuoteView = ReturnType<typeof buyerQuoteView>;
 
 /**
  * The buyer page's read (pages/quote.page.tsx): one pass of the limits, the buyer view, and (on a page open) the
@@ -116,14 +50,13 @@ export type BuyerQuoteView = ReturnType<typeof buyerQuoteView>;
 export async function openQuotePage(ctx: Ctx, token: string, opts: { record: boolean }) {
   const q = await openLink(ctx, token);
   if (opts.record) await recordView(ctx, q);
-  const expired = q.status === "expired" || (q.status === "proposed" && q.expiresAt !== null && q.expiresAt.getTime() <= ctx.clock.now().getTime());
-  return { view: buyerQuoteView(ctx, q, token), expired };
+  return { view: await buyerRead(ctx, q, token), expired: isExpired(ctx, q) };
 }
 
 /** GET /quote-links/{token} */
 export async function getQuoteLink(ctx: Ctx, token: string) {
   const q = await openLink(ctx, token);
-  return buyerQuoteView(ctx, q, token);
+  return buyerRead(ctx, q, token);
 }
 
 /**
@@ -140,7 +73,7 @@ export async function recordView(ctx: Ctx, q: QuoteFull) {
   const rev = q.revisions.find((r) => r.id === q.currentRevisionId && r.status !== "working");
   if (!rev) return;
   const now = ctx.clock.now();
-  const expired = q.status === "expired" || (q.status === "proposed" && q.expiresAt !== null && q.expiresAt.getTime() <= now.getTime());
+  const expired = isExpired(ctx, q);
   await withTx(ctx, async (tx) => {
     const won = await tx.db.quoteRevision.updateMany({
       where: { id: rev.id, OR: [{ viewedAt: null }, { viewedAt: { lte: new Date(now.getTime() - VIEW_EVENT_INTERVAL_MS) } }] },
@@ -191,7 +124,7 @@ export async function requestRevision(ctx: Ctx, token: string, body: unknown) {
     const ev = await recordEvent(tx, await tenantOf(tx, t), "quote.revision_requested", quoteEventData(full, { message: input.message ?? null }));
     queueQuoteEmails(tx, full, ["admin.quote_revision_requested"], ev.id, { message: input.message });
     await notify(tx, t, { type: "quote.revision_requested", quoteId: q.id, title: `${full.number}: the buyer asked for changes`, body: input.message ?? null });
-    return buyerQuoteView(tx, full, token);
+    return buyerRead(tx, full, token);
   });
 }
 
@@ -207,7 +140,7 @@ export async function buyerDecline(ctx: Ctx, token: string, body: unknown) {
     const ev = await recordEvent(tx, await tenantOf(tx, t), "quote.declined", quoteEventData(full, { declinedBy: "buyer", reason: input.reason ?? null }));
     queueQuoteEmails(tx, full, ["admin.quote_declined"], ev.id, { reason: input.reason });
     await notify(tx, t, { type: "quote.declined", quoteId: q.id, title: `${full.number} declined by the buyer`, body: input.reason ?? null });
-    return buyerQuoteView(tx, full, token);
+    return buyerRead(tx, full, token);
   });
 }
 
@@ -222,5 +155,31 @@ export async function acceptQuoteLink(ctx: Ctx, token: string, body: unknown) {
   const input = parseInput(acceptInput, body);
   const q0 = await openLink(ctx, token);
   const r = await acceptQuoteCore(ctx, tenantOfQuote(q0), q0.id, input, { kind: "buyer" });
-  return { quote: buyerQuoteView(ctx, r.quote, token).quote, checkoutUrl: r.checkoutUrl };
+  return { quote: buyerQuoteSummary(ctx, r.quote), checkoutUrl: r.checkoutUrl };
+}
+
+/**
+ * The quote page's accept: as POST …/accept, and whether the buyer's choices were set aside. Accepting a revision that
+ * is already accepted returns its checkout as it stands (accept rule 4); when the selection sent differs from the one
+ * accepted, the page says so instead of silently taking the buyer to the earlier selection's checkout.
+ */
+export async function acceptFromPage(ctx: Ctx, token: string, body: unknown) {
+  const input = parseInput(acceptInput, body);
+  const q0 = await openLink(ctx, token);
+  const r = await acceptQuoteCore(ctx, tenantOfQuote(q0), q0.id, input, { kind: "buyer" });
+  const before = (q0.status === "accepted" || q0.status === "converted") && q0.acceptedRevisionId === input.revisionId;
+  const rev = q0.revisions.find((x) => x.id === input.revisionId);
+  let ignored = false;
+  if (before && rev) {
+    const had = acceptedLinesFor(q0, rev) ?? [];
+    let wanted: { itemId: string; selected: boolean; quantity: number }[] | null;
+    try {
+      wanted = applySelections(rev, input.itemSelections, q0.currency);
+    } catch {
+      wanted = null;
+    }
+    const key = (l: { itemId: string; selected: boolean; quantity: number }[]) => JSON.stringify([...l].sort((a, b) => a.itemId.localeCompare(b.itemId)).map((x) => [x.itemId, x.selected, x.quantity]));
+    ignored = wanted === null || key(wanted) !== key(had);
+  }
+  return { checkoutUrl: r.checkoutUrl, status: r.quote.status, selectionsIgnored: ignored };
 }

@@ -111,6 +111,9 @@ export const quoteRequestInput = z.strictObject({
   formToken: z.string().trim().min(1).max(200),
   email: emailSchema,
   companyName: clearable(200),
+  /** the buyer's name and phone: stored on the customer when it is created or has none yet */
+  name: clearable(200),
+  phone: clearable(50),
   buyerReference: clearable(200),
   message: clearable(5_000),
   items: z.array(requestItem).max(MAX_QUOTE_ITEMS).optional(),
@@ -203,11 +206,20 @@ async function verifyBotChallenge(ctx: Ctx, token: string | undefined) {
  * quote.requested recorded with it.
  */
 export async function submitQuoteRequest(ctx: Ctx, body: unknown): Promise<typeof RECEIVED> {
+  await submitQuoteRequestWithNumber(ctx, body);
+  return RECEIVED;
+}
+
+/**
+ * The hosted form's submission (pages/quote): as POST /quote-requests, and the number of the quote it opened (the
+ * buyer's reference on the thank-you page); null for a tripped honeypot.
+ */
+export async function submitQuoteRequestWithNumber(ctx: Ctx, body: unknown): Promise<{ number: string | null }> {
   if (ctx.ip) reportLimit(ctx, await ctx.deps.limits.consume("quoteRequestIp", ctx.ip));
   const input = parseInput(quoteRequestInput, body);
   const form = FORM_TOKEN.test(input.formToken) ? await ctx.db.quoteRequestForm.findUnique({ where: { tokenHash: sha256Hex(input.formToken) } }) : null;
   if (!form) throw errors.notFound("Quote request form");
-  if (input.website && input.website.trim() !== "") return RECEIVED;
+  if (input.website && input.website.trim() !== "") return { number: null };
   const now = ctx.clock.now().getTime();
   if (now - input.formLoadedAt < ctx.deps.config.QUOTE_REQUEST_MIN_FILL_MS) {
     throw new DomainError("form_submitted_too_fast", 422, "The form was submitted too quickly after it loaded; please try again");
@@ -221,7 +233,7 @@ export async function submitQuoteRequest(ctx: Ctx, body: unknown): Promise<typeo
     if (priced >= 0) throw errors.validation([{ path: ["items", priced, "targetUnitPrice"], message: "this form does not take target prices" }]);
   }
   const tenant: TenantIds = { applicationId: form.applicationId, environmentId: form.environmentId };
-  await withTx(ctx, async (tx) => {
+  return withTx(ctx, async (tx) => {
     let lines: LineItemInput[] = items.map((i) => ({
       name: i.name,
       sku: i.sku ?? null,
@@ -262,16 +274,24 @@ export async function submitQuoteRequest(ctx: Ctx, body: unknown): Promise<typeo
         cartId,
         revision: { ...EMPTY_REVISION, taxCountry },
         items: lines,
-        firstComment: input.message ? { body: input.message, authorType: "buyer", authorName: input.companyName ?? input.email } : null,
+        firstComment: input.message ? { body: input.message, authorType: "buyer", authorName: input.name ?? input.companyName ?? input.email } : null,
       },
       { actorType: "buyer" },
       app.currency,
     );
     const full = (await findQuote(tx, tenant, id))!;
+    if (full.customerId) await fillCustomerContact(tx, full.customerId, input);
     const ev = await recordEvent(tx, eventTenant, "quote.requested", quoteEventData(full, { source: "request_form", requestFormId: form.id }));
     queueQuoteEmails(tx, full, ["customer.quote_request_received", "admin.quote_requested"], ev.id);
+    return { number: full.number };
   });
-  return RECEIVED;
+}
+
+/** The buyer's name and phone onto their customer, each only where the customer has none (a form never overwrites). */
+async function fillCustomerContact(tx: Ctx, customerId: string, input: { name?: string | null; phone?: string | null }) {
+  const now = tx.clock.now();
+  if (input.name) await tx.db.customer.updateMany({ where: { id: customerId, OR: [{ name: null }, { name: "" }] }, data: { name: input.name, updatedAt: now } });
+  if (input.phone) await tx.db.customer.updateMany({ where: { id: customerId, OR: [{ phone: null }, { phone: "" }] }, data: { phone: input.phone, updatedAt: now } });
 }
 
 // ---- a cart's request ----------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ const SourceEnum = describedEnum<"api" | "dashboard" | "request_form" | "cart">(
   request_form: "A hosted request form",
   cart: "A cart's request for a quote",
 });
-const DeclinedByEnum = describedEnum<"merchant" | "buyer">("QuoteDeclinedBy", "Who declined", { merchant: "The merchant", buyer: "The buyer" });
+export const DeclinedByEnum = describedEnum<"merchant" | "buyer">("QuoteDeclinedBy", "Who declined", { merchant: "The merchant", buyer: "The buyer" });
 
 const QuoteLineItemRef = builder.objectRef<ItemV>("QuoteLineItem").implement({
   description: "One line of a revision; amounts are integer minor units",
@@ -489,6 +489,8 @@ builder.mutationFields((t) => ({
       formToken: t.arg.string({ required: true, description: "The form's qrf_ token" }),
       email: t.arg.string({ required: true, description: "The buyer's email" }),
       companyName: t.arg.string({ description: "The buyer's company" }),
+      name: t.arg.string({ description: "The buyer's name (stored on the customer when new or when it has none)" }),
+      phone: t.arg.string({ description: "The buyer's phone (stored on the customer when new or when it has none)" }),
       buyerReference: t.arg.string({ description: "The buyer's reference" }),
       message: t.arg.string({ description: "What they need (required without items)" }),
       items: t.arg({ type: [QuoteRequestItemInput], description: "Lines they ask about" }),
