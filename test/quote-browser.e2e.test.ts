@@ -7,11 +7,13 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { orderDisplayNumber } from "../src/orders/order-number";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { browserTest, hasChromium, launchChromium } from "./helpers/browser";
 import { client } from "./helpers/http";
+import { auditContext, auditPage, WIDTHS } from "./helpers/page-audit";
 
 const SHOTS = process.env.SCREENSHOT_DIR;
 let t: TestApp;
@@ -30,15 +32,29 @@ afterAll(async () => {
   await t?.close();
 });
 
-browserTest("open the link, deselect an optional line, change a quantity, accept, pay -> the order has exactly those lines; the PDF is stamped", async () => {
+const LOGO = "https://cdn.example.com/acme-logo.svg";
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#0a7d3b"/></svg>';
+
+/** Asserts the audit of the page as it is now: nothing overflows at this width, no serious or critical axe rule. */
+async function audited(page: Page, name: string) {
+  const a = await auditPage(page, name);
+  expect({ name, ...a }).toEqual({ name, overflow: [], axe: [] });
+}
+
+// Issue 35's acceptance path, at each width: the quote page, the hosted checkout and the converted page are audited
+// (no overflow at 390 px, no serious or critical axe violation); the checkout carries the brand colour and the logo;
+// the converted page shows the accepted total and the order number.
+browserTest.each(WIDTHS)("at %i px: open the link, deselect an optional line, lower a quantity, accept, pay -> the order has exactly those lines; the converted page is the receipt; the PDF is stamped", async (width) => {
   const api = client(t.url);
+  await api("PATCH", `applications/${demo.applicationId}`, { key: demo.apiKey, body: { logoUrl: LOGO } });
   const c = await api("POST", "quotes", {
     key: demo.apiKey,
     body: {
-      customerEmail: "browser@example.com",
+      customerEmail: `browser-${width}@example.com`,
       companyName: "Globex",
+      buyerReference: "PO-4471",
       items: [
-        { name: "Industrial widget", unitPrice: 1500, quantity: 2, qtyEditable: true, sku: "W-100" },
+        { name: "Industrial widget", unitPrice: 1500, quantity: 4, qtyEditable: true, sku: "W-100" },
         { name: "Gadget upgrade", unitPrice: 2500, optional: true },
         { name: "On-site setup", unitPrice: 10000, type: "service", description: "Half a day" },
       ],
@@ -46,15 +62,13 @@ browserTest("open the link, deselect an optional line, change a quantity, accept
   });
   await api("POST", `quotes/${c.body.data.id}/comments`, { key: demo.apiKey, body: { body: "Happy to help with the install.", visibility: "shared" } });
   const q = (await api("POST", `quotes/${c.body.data.id}/issue`, { key: demo.apiKey, body: {} })).body.data.quote;
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const ctx = await auditContext(browser, width);
+  await ctx.route("https://cdn.example.com/**", (r) => r.fulfill({ status: 200, contentType: "image/svg+xml", body: LOGO_SVG }));
+  const page = await ctx.newPage();
   await page.goto(q.buyerUrl);
-  expect(await page.textContent("#total")).toBe("USD 155.00");
-  if (SHOTS) {
-    await page.screenshot({ path: path.join(SHOTS, "quote-1280.png"), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, "quote-390.png"), fullPage: true });
-  }
-  // keyboard only: tab to the optional line's checkbox and toggle it with the space bar
+  expect(await page.textContent("#total")).toBe("USD 185.00");
+  await audited(page, `flow-quote`);
+  // keyboard only: focus the optional line's checkbox and toggle it with the space bar
   const box = page.locator("input[data-include]");
   await box.focus();
   await page.keyboard.press("Space");
@@ -65,12 +79,13 @@ browserTest("open the link, deselect an optional line, change a quantity, accept
   await page.fill("#acceptedByName", "Bea Buyer");
   await page.fill("#acceptedByEmail", "bea@globex.test");
   await Promise.all([page.waitForURL(/\/checkout\/[0-9a-f-]{36}$/), page.click("#accept")]);
+
+  // the hosted checkout: the accepted total, the brand colour and the logo, the quote's number and PO
   expect(await page.textContent("#total")).toBe("USD 145.00");
-  if (SHOTS) {
-    await page.screenshot({ path: path.join(SHOTS, "checkout-from-quote-1280.png"), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, "checkout-from-quote-390.png"), fullPage: true });
-  }
+  expect(await page.getAttribute("header img", "src")).toBe(LOGO);
+  expect(await page.evaluate(() => getComputedStyle(document.querySelector("#submit")!).backgroundColor)).toBe("rgb(10, 125, 59)");
+  expect(await page.textContent("main")).toContain("PO-4471");
+  await audited(page, `flow-checkout`);
   await page.fill("input[name=email]", "bea@globex.test");
   await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
   await page.fill("input[name='shippingAddress.city']", "Springfield");
@@ -87,9 +102,13 @@ browserTest("open the link, deselect an optional line, change a quantity, accept
   ]);
   expect((await api("GET", `quotes/${q.id}`, { key: demo.apiKey })).body.data).toMatchObject({ status: "converted", orderId });
 
-  // the page after ordering, and its PDF link
+  // the page after ordering reads as the receipt: the accepted total and the order number; and its PDF link
   await page.goto(q.buyerUrl);
-  expect(await page.textContent("#converted")).toMatch(/Order #[0-9A-F]{8} placed/);
+  const number = orderDisplayNumber({ id: orderId! });
+  expect(await page.textContent("#converted")).toContain(`Order ${number} placed`);
+  expect(await page.textContent("#order-number")).toBe(number);
+  expect(await page.textContent("#total")).toBe("USD 145.00");
+  await audited(page, `flow-converted`);
   const href = await page.getAttribute("#pdf", "href");
   const pdf = await fetch(new URL(href!, t.url));
   expect(pdf.headers.get("content-type")).toBe("application/pdf");
@@ -99,9 +118,9 @@ browserTest("open the link, deselect an optional line, change a quantity, accept
   expect(text).toContain(`${q.number}-rev1`);
   expect(text).toContain("ACCEPTED");
   expect(text).toContain("Accepted by Bea Buyer <bea@globex.test>");
-  expect(text).toContain("Accepted lines: Industrial widget x 3, On-site setup x 1");
-  await page.close();
-}, 90_000);
+  expect(text).toMatch(/Accepted lines: Industrial widget x 3, On-site setup x 1/);
+  await ctx.close();
+}, 120_000);
 
 browserTest("the hosted request form in the browser, by keyboard, and its screenshots", async () => {
   const api = client(t.url);
