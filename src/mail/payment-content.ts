@@ -45,7 +45,7 @@ export async function paymentContent(ctx: Ctx, paymentId: string, template: Temp
       ...(quote ? [{ label: "Quote", value: quote.number }] : []),
       ...(quote?.buyerReference ? [{ label: "Your PO", value: quote.buyerReference }] : []),
       ...(template === "customer.net30_invoice_issued" ? [{ label: "Issued", value: formatDay(p.createdAt) }] : []),
-      ...(due ? [{ label: "Due", value: formatDay(due) }] : []),
+      ...(due && remaining > 0 ? [{ label: template === "customer.net30_invoice_issued" ? "Due" : "Balance due on", value: formatDay(due) }] : []),
     ],
     lines: o.lineItems.map((l) => ({ name: l.name, quantity: l.quantity, amount: money(l.unitPrice * l.quantity) })),
     totals: [
@@ -56,7 +56,7 @@ export async function paymentContent(ctx: Ctx, paymentId: string, template: Temp
       { label: "Total", amount: money(o.total), strong: true },
       ...(o.compAmount ? [{ label: "Waived", amount: `-${money(o.compAmount)}` }] : []),
       { label: "Paid", amount: money(paid) },
-      { label: due ? `Remaining, due ${formatDay(due)}` : "Remaining", amount: money(remaining), strong: true },
+      { label: template === "customer.net30_invoice_issued" ? "Amount due" : "Balance due", amount: money(remaining), strong: true },
     ],
   };
   return {

@@ -38,7 +38,7 @@ function summaryMjml(s: EmailSummary): string {
   const e = escapeHtml;
   const facts = s.facts.length
     ? `<mj-table font-size="14px" color="${INK}" cellpadding="2px" padding-bottom="8px">${s.facts
-        .map((f) => `<tr><td style="color:${MUTED};width:40%;padding:2px 8px 2px 0">${e(f.label)}</td><td style="font-weight:600">${e(f.value)}</td></tr>`)
+        .map((f) => `<tr><td style="color:${MUTED};width:40%;padding:2px 8px 2px 0;vertical-align:top">${e(f.label)}</td><td style="font-weight:600;vertical-align:top">${e(f.value)}</td></tr>`)
         .join("")}</mj-table>`
     : "";
   const line = (l: EmailSummary["lines"][number]) =>

@@ -54,7 +54,7 @@ export const EMAIL_TEMPLATES = {
     description: "To the buyer when a revision is issued",
     subject: "Quote {{quoteNumber}} from {{merchantName}}: {{total}}",
     heading: "Your quote {{quoteNumber}} is ready",
-    body: "{{merchantName}} sent you a quote for {{total}}, valid until {{expiresAt}}. Payment terms: {{paymentTerms}}. Review the lines below, then accept it online.",
+    body: "{{merchantName}} sent you a quote for {{total}}, valid until {{expiresAt}}. Review the lines and terms below, then accept it online.",
     ctaLabel: "Review and accept",
     cta: "quoteUrl",
   },

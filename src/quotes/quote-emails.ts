@@ -29,10 +29,10 @@ export interface QuoteEmailExtra {
 export function paymentTermsText(rev: Pick<RevisionFull, "termsMode" | "netN" | "balanceNetN" | "depositAmount">, currency: string): string {
   if (rev.termsMode === "net_terms") return `Net ${rev.netN ?? 30}: invoiced, due ${rev.netN ?? 30} days after the order`;
   if (rev.termsMode === "deposit_balance") {
-    const deposit = rev.depositAmount !== null ? `a deposit of ${formatMoney(rev.depositAmount, currency)}` : "a deposit";
-    return `${deposit} at acceptance, the balance invoiced at Net ${rev.balanceNetN ?? 30}`;
+    const deposit = rev.depositAmount !== null ? `Deposit of ${formatMoney(rev.depositAmount, currency)}` : "Deposit";
+    return `${deposit} at acceptance, balance invoiced at Net ${rev.balanceNetN ?? 30}`;
   }
-  return "paid in full by card at checkout";
+  return "Paid in full by card at checkout";
 }
 
 /** The lines and totals of `rev` (as accepted, once accepted), and the quote's references. */
