@@ -25,7 +25,7 @@ const POSTGRES_PASS_ONLY = [
   "/test/(hostile-input|cross-tenant)-every-route\\.e2e\\.test\\.ts$",
   // Chromium (test/helpers/browser.ts)
   "/test/(application-scripts|oauth|quote|extension-bridge)-browser\\.e2e\\.test\\.ts$",
-  "/test/checkout-page\\.e2e\\.test\\.ts$",
+  "/test/checkout-(page|browser)\\.e2e\\.test\\.ts$",
 ];
 const EMBEDDED_PASS_ONLY = [
   // the real entry points on the embedded default (DATABASE_URL set to "" for the child processes)

@@ -17,8 +17,8 @@ import { html, Shell } from "./components/shell";
 import { formatDay } from "../src/shared/dates";
 
 
-const CSS = (brand: string) => `
-  :root { --brand: ${brand}; }
+// Shell sets --brand, --on-brand (text on the brand) and --brand-text (the brand as text on white).
+const CSS = () => `
   * { box-sizing: border-box; }
   body { font-family: system-ui, sans-serif; margin: 0; color: #1f2933; background: #f5f7fa; line-height: 1.45; }
   main { max-width: 720px; margin: 0 auto; padding: 1rem; }
@@ -32,14 +32,18 @@ const CSS = (brand: string) => `
   ul.cards li:last-child { border-bottom: 0; }
   .actions { display: flex; gap: .5rem; flex-wrap: wrap; } .actions form { margin: 0; }
   label { display: block; margin: .5rem 0 .2rem; font-weight: 500; }
-  input[type=text] { width: 100%; max-width: 22rem; padding: .55rem; border: 1px solid #9aa5b1; border-radius: 6px; font: inherit; }
+  input[type=text] { width: 100%; max-width: 22rem; min-height: 44px; padding: .55rem; border: 1px solid #7b8794; border-radius: 6px; font: inherit; font-size: 1rem; }
+  input[aria-invalid=true] { border: 2px solid #ab091e; }
+  .field-error { color: #ab091e; margin: .3rem 0; font-weight: 500; }
   input:focus, button:focus { outline: 3px solid #2563eb; outline-offset: 2px; }
-  button { display: inline-block; background: var(--brand); color: #fff; border: 0; padding: .6rem 1rem; border-radius: 6px; font-size: 1rem; cursor: pointer; }
-  button.secondary { background: #fff; color: #1f2933; border: 1px solid #9aa5b1; }
+  button { display: inline-block; min-height: 44px; background: var(--brand); color: var(--on-brand); border: 0; padding: .6rem 1rem; border-radius: 6px; font-size: 1rem; font-weight: 600; cursor: pointer; }
+  button.secondary { background: #fff; color: #1f2933; border: 1px solid #7b8794; }
+  form.add { display: flex; flex-direction: column; align-items: flex-start; gap: .25rem; }
   .muted { color: #52606d; font-size: .9rem; } .status { display: inline-block; padding: .15rem .5rem; border-radius: 999px; background: #e4e7eb; font-size: .85rem; }
   .default { display: inline-block; padding: .1rem .45rem; border-radius: 4px; background: #eef6f0; color: #0e5a2c; border: 1px solid #8ecfa5; font-size: .85rem; margin-left: .4rem; }
   .alert { border-left: 4px solid #ab091e; background: #fde8e8; padding: .75rem; margin: 1rem 0; }
-  .notice { border-left: 4px solid var(--brand); background: #eef6f0; padding: .75rem; margin: 1rem 0; }
+  .notice { border-left: 4px solid #0e7c3a; background: #eef6f0; color: #0e3d22; padding: .75rem 1rem; margin: 1rem 0; font-weight: 500; }
+  .notice strong { display: block; font-size: 1.05rem; }
   @media (max-width: 520px) { main { padding: .5rem; } .card { padding: .75rem; } }
 `;
 
@@ -56,7 +60,8 @@ const DONE: Record<string, string> = {
   retried: "Payment received: your subscription is active again.",
 };
 
-function BillingPage(p: { nonce: string; token: string; v: View; error?: string | null; done?: string | null }) {
+/** `tokenError`: what is wrong with the card the buyer tried to add, shown under its field. */
+function BillingPage(p: { nonce: string; token: string; v: View; error?: string | null; tokenError?: string | null; done?: string | null }) {
   const { v } = p;
   const s = v.subscription;
   const action = `/billing/${p.token}`;
@@ -66,7 +71,14 @@ function BillingPage(p: { nonce: string; token: string; v: View; error?: string 
       <h1>Your payment details</h1>
       <p class="muted">Manage the cards {v.merchant.name} charges for you.</p>
       <div role="alert" aria-live="assertive">{p.error ? <p class="alert" id="error">{p.error}</p> : null}</div>
-      <div role="status" aria-live="polite">{p.done ? <p class="notice" id="done">{p.done}</p> : null}</div>
+      <div role="status" aria-live="polite">
+        {p.done ? (
+          <p class="notice" id="done">
+            <strong>Done</strong>
+            {p.done}
+          </p>
+        ) : null}
+      </div>
       {s ? (
         <section class="card" aria-labelledby="sub-h">
           <h2 id="sub-h">
@@ -109,7 +121,7 @@ function BillingPage(p: { nonce: string; token: string; v: View; error?: string 
                   <form method="post" action={action}>
                     <input type="hidden" name="action" value="default" />
                     <input type="hidden" name="cardId" value={c.id} />
-                    <button type="submit" aria-label={`Make ${cardName(c)} the default card`}>Make default</button>
+                    <button type="submit" aria-label={`Make default: ${cardName(c)}`}>Make default</button>
                   </form>
                 ) : null}
                 <form method="post" action={action}>
@@ -124,12 +136,29 @@ function BillingPage(p: { nonce: string; token: string; v: View; error?: string 
       </section>
       <section class="card" aria-labelledby="add-h">
         <h2 id="add-h">Add a card</h2>
-        <form method="post" action={action}>
+        <form method="post" action={action} class="add">
           <input type="hidden" name="action" value="add" />
           <label for="paymentToken">Card token</label>
-          <input type="text" id="paymentToken" name="paymentToken" required autocomplete="off" aria-describedby="token-help" />
-          <p class="muted" id="token-help">Test mode: enter tok_visa. The card is saved without a charge.</p>
-          <button type="submit">Add card</button>
+          <input
+            type="text"
+            id="paymentToken"
+            name="paymentToken"
+            required
+            autocomplete="off"
+            aria-invalid={p.tokenError ? "true" : undefined}
+            aria-describedby={p.tokenError ? "token-error token-help" : "token-help"}
+          />
+          {p.tokenError ? (
+            <p class="field-error" id="token-error" role="alert">
+              {p.tokenError}
+            </p>
+          ) : null}
+          <p class="muted" id="token-help">
+            Test mode: enter tok_visa. The card is saved without a charge.
+          </p>
+          <button type="submit" id="add">
+            Add card
+          </button>
         </form>
       </section>
     </Shell>
@@ -158,9 +187,8 @@ function TooMany(p: { nonce: string }) {
 function errorText(e: unknown): string {
   if (e instanceof DomainError) {
     if (e.code === "cannot_remove_default") return "This card pays for an active subscription: make another card the default before removing it.";
-    if (e.code === "payment_failed") return `The card could not be saved: ${e.message}.`;
-    const issues = (e.details as { issues?: { path: (string | number)[]; message: string }[] } | undefined)?.issues;
-    if (issues?.length) return issues.map((i) => `${i.path.join(".") || "form"}: ${i.message}`).join("; ");
+    if (e.code === "payment_failed") return `The card could not be saved: ${e.message.replace(/\.$/, "")}. Check it or use another card.`;
+    if (e.code === "validation_error") return "That card token is not valid. Check it and try again.";
     return e.message;
   }
   return "Something went wrong; please try again.";
@@ -196,7 +224,7 @@ export function billingPages(deps: Deps) {
   }
 
   /** Renders the page for a resolved session with the given status and messages. */
-  async function render(req: Request, res: Response, ctx: Ctx, status: number, extra: { error?: string | null; done?: string | null } = {}) {
+  async function render(req: Request, res: Response, ctx: Ctx, status: number, extra: { error?: string | null; tokenError?: string | null; done?: string | null } = {}) {
     const nonce = await securePage(req, res);
     res.status(status).type("html").send(html(<BillingPage nonce={nonce} token={String(req.params.token)} v={await billingPageView(ctx)} {...extra} />));
   }
@@ -225,7 +253,7 @@ export function billingPages(deps: Deps) {
         if (!r.charged) return render(req, res, ctx, 402, { error: "The payment did not go through. Add or choose another card and try again." });
         done = "retried";
       } else if (b.action === "add") {
-        if (!field("paymentToken")) return render(req, res, ctx, 422, { error: "Enter a card token." });
+        if (!field("paymentToken")) return render(req, res, ctx, 422, { tokenError: "Enter a card token." });
         await addCardFromPage(ctx, field("paymentToken"));
         done = "added";
       } else return render(req, res, ctx, 400, { error: "Unknown action." });
@@ -233,7 +261,8 @@ export function billingPages(deps: Deps) {
     } catch (e) {
       if (e instanceof DomainError && e.status < 500) {
         res.set(refusalHeaders(e));
-        return render(req, res, ctx, e.status, { error: errorText(e) });
+        // a refused card is about the field the buyer typed it in
+        return render(req, res, ctx, e.status, b.action === "add" ? { tokenError: errorText(e) } : { error: errorText(e) });
       }
       throw e;
     }

@@ -4,7 +4,7 @@ import express from "express";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import { GraphQLError } from "graphql";
-import { checkoutPages } from "../pages/checkout.page";
+import { checkoutPages } from "../pages/checkout/checkout.page";
 import { quotePages } from "../pages/quote.page";
 import { invitePages } from "../pages/invite.page";
 import { billingPages } from "../pages/billing.page";

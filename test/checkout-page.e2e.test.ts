@@ -2,7 +2,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
-import { NET30_TERMS } from "../pages/checkout.page";
+import { netTermsText } from "../src/checkout/checkout-page.service";
 import { termsHash } from "../src/checkout/checkout.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
@@ -27,7 +27,8 @@ async function openSession(extra: Record<string, unknown> = {}) {
   const api = client(t.url);
   const cart = await api("POST", "carts", { key: demo.apiKey, body: { applicationId: demo.applicationId } });
   await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Widget <b>Pro</b>", unitPrice: 4200, quantity: 2 } });
-  const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: cart.body.data.id, returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/no", ...extra } });
+  // net30 listed: an anonymous session offers it only when its creator says so
+  const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { applicationId: demo.applicationId, cartId: cart.body.data.id, returnUrl: "https://shop.example.com/ok", cancelUrl: "https://shop.example.com/no", allowedMethods: ["card", "net30"], ...extra } });
   expect(s.status).toBe(201);
   return s.body.data as { id: string; hostedUrl: string };
 }
@@ -36,7 +37,7 @@ browserTest("a buyer pays by card on the hosted page", async () => {
   const s = await openSession();
   const page = await browser.newPage();
   await page.goto(s.hostedUrl);
-  expect(await page.textContent("#total")).toBe("$84.00");
+  expect(await page.textContent("#total")).toBe("USD 84.00");
   expect(await page.content()).toContain("Widget &lt;b&gt;Pro&lt;/b&gt;");
   await page.fill("input[name=email]", "buyer@example.com");
   await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
@@ -48,7 +49,8 @@ browserTest("a buyer pays by card on the hosted page", async () => {
   const order = await client(t.url)("GET", `orders/${orderId}`, { key: demo.apiKey });
   expect(order.body.data).toMatchObject({ status: "processing", paymentStatus: "captured", total: 8400, email: "buyer@example.com" });
   await page.reload();
-  expect(await page.textContent("#closed")).toContain("has been placed");
+  expect(await page.textContent("h1")).toBe("Receipt");
+  expect(await page.textContent("#result")).toContain("your order is placed");
   await page.close();
 });
 
@@ -61,9 +63,12 @@ browserTest("a declined card shows the error and lets the buyer retry; Net 30 te
   await page.fill("input[name='shippingAddress.city']", "Springfield");
   await page.fill("input[name=paymentToken]", "tok_card_declined");
   await page.click("#submit");
-  await page.waitForSelector("#result.error");
-  expect(await page.textContent("#result")).toContain("declined");
+  await page.waitForSelector("#err-paymentToken");
+  expect(await page.textContent("#err-paymentToken")).toContain("declined");
+  expect(await page.inputValue("input[name='shippingAddress.addressLine1']")).toBe("2 Main St"); // kept after the error
   await page.check("input[name=paymentMethod][value=net30]");
+  expect(await page.isVisible("input[name=paymentToken]")).toBe(false); // only the chosen method's fields show
+  expect(await page.textContent("#submit")).toBe("Place order on Net 30 terms");
   await page.fill("input[name=companyName]", "Acme");
   await page.fill("input[name=billingEmail]", "ap@acme.test");
   await page.check("input[name=acceptTerms]");
@@ -73,7 +78,7 @@ browserTest("a declined card shows the error and lets the buyer retry; Net 30 te
   const payments = await client(t.url)("GET", `orders/${orderId}/payments`, { key: demo.apiKey });
   const net30 = payments.body.data.find((p: any) => p.method === "net30");
   expect(net30).toMatchObject({ status: "authorized", metadata: { net30Acceptance: { companyName: "Acme", termsHash: expect.stringMatching(/^[0-9a-f]{64}$/) } } });
-  expect(net30.metadata.net30Acceptance.termsHash).toBe(termsHash(NET30_TERMS));
+  expect(net30.metadata.net30Acceptance.termsHash).toBe(termsHash(netTermsText(30)));
   await page.close();
 });
 
@@ -135,7 +140,7 @@ browserTest("only the application's allowedOrigins can frame the checkout page (
       await page.close();
       return shown;
     };
-    expect(await framedFrom(allowed)).toBe("$84.00");
+    expect(await framedFrom(allowed)).toBe("USD 84.00");
     expect(await framedFrom(other)).toBeNull();
   } finally {
     for (const f of framers) f.close();
@@ -177,11 +182,11 @@ browserTest("the page names the merchant, flags the sandbox, labels each charge,
   await page.route("https://shop.example.com/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<p id='shop'>back at the shop</p>" }));
   await page.goto(s.body.data.hostedUrl);
   const app = await t.deps.prisma.application.findUniqueOrThrow({ where: { id: demo.applicationId } });
-  expect(await page.textContent("#merchant")).toBe(app.name);
+  expect(await page.textContent("header strong")).toBe(app.name);
   expect(await page.textContent("#sandbox")).toContain("Sandbox");
   expect(await page.getAttribute("#cancel", "href")).toBe("https://shop.example.com/cart");
   const rows = await page.$$eval("tbody tr", (trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, " ").trim()));
-  expect(rows).toEqual(expect.arrayContaining(["Shipping: Ground (3-5 days) $7.00", "Tax: State tax $0.80", "Tax on items $0.50", "Total $18.30"]));
+  expect(rows).toEqual(expect.arrayContaining(["Shipping: Ground (3-5 days) USD 7.00", "Tax: State tax USD 0.80", "Tax on items USD 0.50", "Total USD 18.30"]));
   expect(await page.inputValue("input[name=email]")).toBe("cart-email@example.com");
   await page.fill("input[name='shippingAddress.addressLine1']", "1 Main St");
   await page.fill("input[name='shippingAddress.city']", "Springfield");
@@ -190,6 +195,9 @@ browserTest("the page names the merchant, flags the sandbox, labels each charge,
   await page.waitForSelector("#result.ok");
   expect(await page.textContent("#result")).toContain("Payment authorized");
   const orderId = await page.getAttribute("#result", "data-order-id");
+  // the receipt's way back to the store: returnUrl with the session and the order
+  expect(await page.textContent("#continue")).toBe(`Continue to ${app.name}`);
+  await page.click("#continue");
   await page.waitForURL(/^https:\/\/shop\.example\.com\/ok\?/, { timeout: 10_000 });
   const back = new URL(page.url());
   expect(Object.fromEntries(back.searchParams)).toEqual({ from: "checkout", checkout_session_id: s.body.data.id, order_id: orderId });

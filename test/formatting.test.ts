@@ -1,6 +1,5 @@
 // Amounts and days as emails, receipts and buyer pages show them: minor units by each currency's own digits, and
 // the cached formatters give the same text as building a new Intl formatter every time.
-import { money } from "../pages/layout";
 import { formatDay } from "../src/shared/dates";
 import { formatMoney, formatMoneySymbol } from "../src/shared/money";
 
@@ -10,9 +9,9 @@ test("amounts use the currency's minor units (none for JPY, three for KWD)", () 
   expect(formatMoney(1234, "KWD")).toBe("KWD 1.234");
   expect(formatMoneySymbol(1250, "USD")).toBe("$12.50");
   expect(formatMoneySymbol(1200, "JPY")).toBe("¥1,200");
-  // the checkout page's amounts: 1,200 yen, not 12
-  expect(money(1200, "JPY")).toBe("¥1,200");
-  expect(money(99, "EUR")).toBe("€0.99");
+  // buyer pages' amounts: 1,200 yen, not 12
+  expect(formatMoney(1200, "JPY")).toBe("JPY 1,200");
+  expect(formatMoneySymbol(99, "EUR")).toBe("€0.99");
   // an unknown code does not break an email
   expect(formatMoney(100, "ZZZZ")).toBe("ZZZZ 100");
 });

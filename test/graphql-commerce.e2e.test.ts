@@ -195,7 +195,7 @@ describe("checkout", () => {
     const id = await openSession();
     const g = await gql(CheckoutSessionPaymentMethodsDocument, { id }, {});
     expect(g.errors).toBeNull();
-    expect(g.data!.checkoutSessionPaymentMethods.methods.map((m) => m.method).sort()).toEqual(["card", "net30"]);
+    expect(g.data!.checkoutSessionPaymentMethods.methods.map((m) => m.method).sort()).toEqual(["card"]); // anonymous: no Net-N by default
     const rest = await api("GET", `checkout-sessions/${id}/payment-methods`);
     expect(g.data!.checkoutSessionPaymentMethods).toEqual({ ...rest.body.data, unavailableReason: rest.body.data.unavailableReason ?? null });
     expectSameError(await gql(CheckoutSessionPaymentMethodsDocument, { id: UNKNOWN }, {}), await api("GET", `checkout-sessions/${UNKNOWN}/payment-methods`), "session_not_found");

@@ -90,11 +90,11 @@ test("processorTransactionId is required; processor_proxy only where the session
   expect(methods.body.data.methods.map((m: any) => m.method)).toEqual(["card"]);
   const refused = await complete(cardOnly, (await charge()).id);
   expect([refused.status, refused.body.error.code]).toEqual([422, "payment_method_not_allowed"]);
-  // a session without allowedMethods offers the connected defaults, not processor_proxy
+  // a session without allowedMethods offers the connected defaults, not processor_proxy (nor net30 without a customer)
   const c = await api("POST", "carts", { key: demo.apiKey, body: {} });
   await api("POST", `carts/${c.body.data.id}/items`, { key: demo.apiKey, body: { name: "A", unitPrice: 100 } });
   const d = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { cartId: c.body.data.id, returnUrl: "https://a.example.com", cancelUrl: "https://a.example.com" } });
-  expect(d.body.data.allowedMethods).toEqual(["card", "net30"]);
+  expect(d.body.data.allowedMethods).toEqual(["card"]);
 });
 
 test("the hosted checkout page never offers processor_proxy (the processor's own page completes it); the methods route does", async () => {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { findJob } from "../jobs/registry";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
+import { formatDay } from "../src/shared/dates";
 import { type BootstrapLike, startTestApp, type TestApp, postgresPassTest } from "./helpers/app";
 import { codeOf, gqlClient } from "./helpers/gql";
 import { client, mintKeyVia } from "./helpers/http";
@@ -77,7 +78,7 @@ describe("Net-N invoices", () => {
     expect(file.headers.get("content-type")).toBe("application/pdf");
     expect(file.headers.get("content-disposition")).toContain(`filename="${p1.invoiceNumber}.pdf"`);
     const text = pdfText(Buffer.from(await file.arrayBuffer()));
-    for (const s of [`Invoice ${p1.invoiceNumber}`, "Due date", "2026-03-12", "Amount due", "USD 155.00", "Acme Corp", "ap@acme.test", "Widget", "Net 10"]) expect(text).toContain(s);
+    for (const s of [`Invoice ${p1.invoiceNumber}`, "Due date", "March 12, 2026", "Amount due", "USD 155.00", "Acme Corp", "ap@acme.test", "Widget", "Net 10"]) expect(text).toContain(s);
     const stored = await t.deps.prisma.payment.findUniqueOrThrow({ where: { id: net.paymentId } });
     expect(stored.invoicePdfKey).toBe(`invoices/${demo.applicationId}/${net.paymentId}.pdf`);
 
@@ -252,7 +253,7 @@ describe("quote deposit terms", () => {
     expect((await emailsOf(payments[0].id, "customer.payment_receipt")).map((e) => e.vars)).toEqual([expect.objectContaining({ amount: "USD 50.00" })]);
     const url = (await api("GET", `payments/${balance.id}/invoice-pdf`, { key: demo.apiKey })).body.data.url;
     const text = pdfText(Buffer.from(await (await fetch(url)).arrayBuffer()));
-    for (const s of [`Invoice ${balance.invoiceNumber}`, "Deposit paid", "-USD 50.00", "Amount due", "USD 150.00", "Net 45", balance.dueDate!.toISOString().slice(0, 10)]) expect(text).toContain(s);
+    for (const s of [`Invoice ${balance.invoiceNumber}`, "Deposit paid", "-USD 50.00", "Amount due", "USD 150.00", "Net 45", formatDay(balance.dueDate!)]) expect(text).toContain(s);
   });
 });
 

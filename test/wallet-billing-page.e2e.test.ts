@@ -135,7 +135,7 @@ browserTest("in Chromium with the keyboard alone: add a card, make it default, r
   // Make the new card the default: Tab to its button (old card's Remove, then the new card's Make default).
   await page.keyboard.press("Tab");
   await page.keyboard.press("Tab");
-  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Make VISA ending 4242 the default card");
+  expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Make default: VISA ending 4242");
   await Promise.all([page.waitForURL(/done=default/), page.keyboard.press("Enter")]);
   // the old card now offers Make default, then Remove
   await page.keyboard.press("Tab");

@@ -14,7 +14,21 @@ export interface Brand {
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
-export function Shell(p: { nonce: string; title: string; brand: Brand; css: (brandColor: string) => string; children: ComponentChildren; script?: string; scriptType?: "module" }) {
+/**
+ * `head` / `end`: elements placed last in <head> / last in <body>, after the page's own script (the checkout's
+ * application scripts and their reporter).
+ */
+export function Shell(p: {
+  nonce: string;
+  title: string;
+  brand: Brand;
+  css: (brandColor: string) => string;
+  children: ComponentChildren;
+  script?: string;
+  scriptType?: "module";
+  head?: ComponentChildren;
+  end?: ComponentChildren;
+}) {
   const color = p.brand.brandColor && COLOR.test(p.brand.brandColor) ? p.brand.brandColor : DEFAULT_BRAND;
   return (
     <html lang="en">
@@ -24,6 +38,7 @@ export function Shell(p: { nonce: string; title: string; brand: Brand; css: (bra
         <title>{p.title}</title>
         <link rel="icon" href="data:," />
         <style nonce={p.nonce} dangerouslySetInnerHTML={{ __html: `:root { ${brandVars(color)} }\n${p.css(color)}` }} />
+        {p.head}
       </head>
       <body>
         <header>
@@ -32,6 +47,7 @@ export function Shell(p: { nonce: string; title: string; brand: Brand; css: (bra
         </header>
         <main>{p.children}</main>
         {p.script ? <script nonce={p.nonce} type={p.scriptType} dangerouslySetInnerHTML={{ __html: p.script }} /> : null}
+        {p.end}
       </body>
     </html>
   );

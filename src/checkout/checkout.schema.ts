@@ -182,7 +182,7 @@ builder.mutationFields((t) => ({
       cancelUrl: t.arg.string({ required: true, description: "Where the page's cancel link goes" }),
       customerEmail: t.arg.string({ description: "The buyer's email (default: the cart's)" }),
       customer: t.arg({ type: CustomerInput, description: "The buyer as a customer" }),
-      allowedMethods: t.arg({ type: [PaymentMethodEnum], description: "Restrict the methods (default: all connected)" }),
+      allowedMethods: t.arg({ type: [PaymentMethodEnum], description: "Restrict the methods (default: all connected; net30 only with a customer)" }),
       netN: t.arg.int({ description: "Invoice terms in days for net30" }),
       collect: t.arg({ type: CollectInput, description: "Which addresses to ask for" }),
       discountCode: t.arg.string({ description: "A promotion code to apply" }),

@@ -29,7 +29,10 @@ import { identifiesCustomer, resolveSessionCustomer } from "./session-customer";
 
 export const METHODS = ["card", "net30", "processor_proxy"] as const;
 type Method = (typeof METHODS)[number];
-/** What a session offers when allowedMethods is not sent: processor_proxy is only offered when asked for. */
+/**
+ * What a session offers when allowedMethods is not sent: processor_proxy is only offered when asked for, and net30
+ * only to a session that names a customer (createCheckoutSession).
+ */
 const DEFAULT_METHODS: readonly Method[] = ["card", "net30"];
 const CONNECTOR_KIND: Record<Method, "card" | "invoice_terms"> = { card: "card", net30: "invoice_terms", processor_proxy: "card" };
 const DISPLAY: Record<Method, string> = { card: "Card", net30: "Net 30 invoice", processor_proxy: "Pay on the processor's page" };
@@ -124,7 +127,10 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     if (cart.lineItems.length === 0 && !recurring) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
     // discountCode: validated now and applied to the cart (422 discount_invalid); redeemed when the order is created.
     const discounted = input.discountCode ? await applyCodeToCart(tx, t, principalEventTenant(tx), cart, input.discountCode, "checkout_session") : cart;
-    const available = DEFAULT_METHODS.filter((m) => connectorKinds.includes(CONNECTOR_KIND[m]));
+    // Net-N is credit: by default only a session with a customer (its customer object, or the cart's) offers it; an
+    // anonymous storefront session offers it only when its creator lists net30 in allowedMethods (issue 35).
+    const known = Boolean(customerId ?? cart.customerId);
+    const available = DEFAULT_METHODS.filter((m) => connectorKinds.includes(CONNECTOR_KIND[m]) && (m !== "net30" || known));
     const allowedMethods = recurring ? ["card"] : input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
     // The event is recorded first, so that it rides in the session's statement (withOutbox).
     const sessionId = randomUUID();
@@ -285,8 +291,8 @@ async function paymentMethodsOf(ctx: Ctx, s: CheckoutSession) {
 }
 
 /** What the hosted page shows: the session, its cart snapshot and the payment methods on offer. */
-export async function sessionForBuyer(ctx: Ctx, id: string) {
-  await limitBuyer(ctx, id);
+export async function sessionForBuyer(ctx: Ctx, id: string, opts: { limit: boolean } = { limit: true }) {
+  if (opts.limit) await limitBuyer(ctx, id);
   const s = await findSession(ctx, id);
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: { orderBy: { createdAt: "asc" } } } });
   const app = await ctx.db.application.findUnique({ where: { id: s.applicationId }, select: { name: true, settings: true } });

@@ -1,4 +1,4 @@
-// Net-N invoices after issue: the PDF (pdfmake, rendered on first request and stored; Payment.invoicePdfKey), its
+// Net-N invoices after issue: the PDF (invoice-pdf.ts; rendered on first request and stored; Payment.invoicePdfKey), its
 // signed URL for the merchant, the buyer's token download, and resending customer.net30_invoice_issued.
 //
 // Codes: 409 not_invoice (not a net30 payment), 409 pdf_not_ready (a net30 payment whose invoice is not issued yet:
@@ -7,17 +7,15 @@
 // the email in the outbox, GET /emails), 503 storage_unavailable (the file store failed: nothing to sign), 400
 // missing_token / 401 invalid_token (the download token).
 import { randomUUID } from "node:crypto";
-import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
-import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
+import type { Payment } from "../generated/prisma/client";
 import { requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
-import { formatMoney } from "../shared/money";
 import { renderPdf } from "../shared/pdf";
 import { hasScope } from "../shared/scopes";
 import { storageFor } from "../shared/storage";
 import { invoiceRecipient, queueInvoiceEmail, verifyInvoiceToken } from "./invoice-issue";
-import { formatDate } from "./receipts";
+import { invoiceData, invoiceDocument } from "./invoice-pdf";
 import { isUuid } from "../shared/ids";
 
 /** The merchant's signed URL (GET /payments/{id}/invoice-pdf). */
@@ -50,90 +48,6 @@ const storageUnavailable = (e: unknown) => {
   return new DomainError("storage_unavailable", 503, "The file store is unavailable; try again shortly");
 };
 
-type InvoiceData = { payment: Payment & { invoiceNumber: string }; order: (Order & { lineItems: OrderLineItem[] }) | null; merchant: { name: string; settings: unknown } };
-
-export function invoiceDocument({ payment: p, order, merchant }: InvoiceData): TDocumentDefinitions {
-  const money = (n: number) => formatMoney(n, p.currency);
-  const brand = ((merchant.settings ?? {}) as { brandColor?: string; supportEmail?: string }).brandColor;
-  const color = brand && /^#[0-9a-fA-F]{6}$/.test(brand) ? brand : "#1f2937";
-  const meta = (p.metadata ?? {}) as { invoiceIssuedAt?: string; dueDate?: string; kind?: string; net30Acceptance?: { companyName?: string; billingEmail?: string } };
-  const issued = meta.invoiceIssuedAt ? new Date(meta.invoiceIssuedAt) : p.createdAt;
-  const due = p.dueDate ? p.dueDate.toISOString().slice(0, 10) : (meta.dueDate ?? null);
-  const billTo = [meta.net30Acceptance?.companyName, meta.net30Acceptance?.billingEmail ?? order?.email].filter(Boolean).join("\n") || "—";
-  const lines = (order?.lineItems ?? []).sort((a, b) => a.position - b.position);
-  const paid = order ? order.total - order.compAmount - p.amount : 0;
-  const body: Content[] = [
-    { text: merchant.name, style: "merchant", color },
-    { text: `Invoice ${p.invoiceNumber}`, style: "title" },
-    {
-      columns: [
-        { text: [{ text: "Bill to\n", style: "label" }, billTo], width: "*" },
-        {
-          text: [
-            { text: "Invoice number\n", style: "label" },
-            `${p.invoiceNumber}\n`,
-            { text: "Issued\n", style: "label" },
-            `${issued.toISOString().slice(0, 10)}\n`,
-            { text: "Due date\n", style: "label" },
-            due ? `${due} (${formatDate(due)})` : "—",
-            ...(order ? [{ text: "\nOrder\n", style: "label" }, order.id] : []),
-          ],
-          width: "auto",
-        },
-      ],
-      margin: [0, 8, 0, 16],
-    },
-  ];
-  if (lines.length) {
-    body.push({
-      table: {
-        headerRows: 1,
-        widths: ["*", "auto", "auto", "auto"],
-        body: [
-          [
-            { text: "Item", style: "th" },
-            { text: "Qty", style: "th", alignment: "right" },
-            { text: "Unit price", style: "th", alignment: "right" },
-            { text: "Amount", style: "th", alignment: "right" },
-          ],
-          ...lines.map((l) => [l.name, { text: String(l.quantity), alignment: "right" as const }, { text: money(l.unitPrice), alignment: "right" as const }, { text: money(l.unitPrice * l.quantity), alignment: "right" as const }]),
-        ],
-      },
-      layout: "lightHorizontalLines",
-    });
-  }
-  body.push({
-    table: {
-      widths: ["*", "auto"],
-      body: [
-        ...(order
-          ? [
-              ["Subtotal", { text: money(order.subtotal), alignment: "right" as const }],
-              ...(order.discountTotal ? [["Discount", { text: `-${money(order.discountTotal)}`, alignment: "right" as const }]] : []),
-              ...(order.shippingTotal ? [["Shipping", { text: money(order.shippingTotal), alignment: "right" as const }]] : []),
-              ...(order.taxTotal ? [["Tax", { text: money(order.taxTotal), alignment: "right" as const }]] : []),
-              ["Order total", { text: money(order.total), alignment: "right" as const }],
-              ...(paid > 0 ? [[meta.kind === "balance" ? "Deposit paid" : "Paid or credited", { text: `-${money(paid)}`, alignment: "right" as const }]] : []),
-            ]
-          : []),
-        [{ text: "Amount due", bold: true }, { text: money(p.amount), alignment: "right", bold: true }],
-      ],
-    },
-    layout: "noBorders",
-    margin: [220, 12, 0, 12],
-  });
-  body.push({ text: [{ text: "Payment terms: ", bold: true }, `Net ${p.netN ?? 30}: ${money(p.amount)} due by ${due ?? "—"}`], margin: [0, 0, 0, 8] });
-  return {
-    info: { title: p.invoiceNumber, author: merchant.name, subject: `Invoice ${p.invoiceNumber}` },
-    pageSize: "A4",
-    pageMargins: [40, 48, 40, 48],
-    content: body,
-    defaultStyle: { font: "Roboto", fontSize: 10 },
-    styles: { merchant: { fontSize: 16, bold: true }, title: { fontSize: 13, margin: [0, 4, 0, 0] }, label: { fontSize: 8, color: "#6b7280" }, th: { bold: true } },
-    footer: (page, pages) => ({ text: `${p.invoiceNumber} · page ${page} of ${pages}`, alignment: "center", fontSize: 8, color: "#6b7280" }),
-  };
-}
-
 /**
  * The stored PDF's key, rendering and storing it on first request. Two first requests may both render; the file is
  * written whole (rename) under one key, so either copy serves.
@@ -148,11 +62,7 @@ async function ensureInvoicePdf(ctx: Ctx, p: Payment & { invoiceNumber: string }
     throw storageUnavailable(e);
   }
   if (present) return key;
-  const [order, merchant] = await Promise.all([
-    p.orderId ? ctx.db.order.findUnique({ where: { id: p.orderId }, include: { lineItems: true } }) : null,
-    ctx.db.application.findUniqueOrThrow({ where: { id: p.applicationId }, select: { name: true, settings: true } }),
-  ]);
-  const bytes = await renderPdf(invoiceDocument({ payment: p, order, merchant }));
+  const bytes = await renderPdf(invoiceDocument(await invoiceData(ctx, p)));
   try {
     await storage.put(key, bytes, "application/pdf");
   } catch (e) {
