@@ -1,6 +1,7 @@
 // What an invoice or receipt email says about its order, read when the email is rendered (seconds after the event, so
 // "what remains" is today's): the order number, the quote number and the buyer's PO (never a UUID), the lines, the
 // totals, what was paid and what remains with its due date.
+import { orderDisplayNumber } from "../orders/order-number";
 import type { Ctx } from "../shared/context";
 import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";
@@ -9,10 +10,6 @@ import type { EmailSummary, EmailVars, TemplateName } from "./templates";
 /** The templates whose facts are the payment's order. */
 export const PAYMENT_TEMPLATES: ReadonlySet<TemplateName> = new Set(["customer.payment_receipt", "customer.net30_invoice_issued"]);
 
-/** How an order is named to a buyer: its number in the system it came from, else a short reference from its id. */
-export function orderNumberOf(o: { id: string; externalId: string | null }): string {
-  return o.externalId ?? `ORD-${o.id.replace(/-/g, "").slice(0, 8).toUpperCase()}`;
-}
 
 const OPEN_INVOICE = new Set(["authorized", "pending"]);
 
@@ -36,7 +33,7 @@ export async function paymentContent(ctx: Ctx, paymentId: string, template: Temp
   // the due date of what remains: the open Net-N invoice's (this one for an invoice email), else none
   const open = o.payments.filter((x) => x.dueDate && OPEN_INVOICE.has(x.status) && x.method === "net30").sort((a, b) => a.dueDate!.getTime() - b.dueDate!.getTime());
   const due = (template === "customer.net30_invoice_issued" && p.dueDate) || open[0]?.dueDate || null;
-  const orderNumber = orderNumberOf(o);
+  const orderNumber = orderDisplayNumber(o);
   const balanceText = remaining === 0 ? "Your order is paid in full." : `${money(remaining)} remains${due ? `, due on ${formatDay(due)}` : ""}.`;
   const summary: EmailSummary = {
     facts: [

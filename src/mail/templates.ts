@@ -295,7 +295,7 @@ export const SAMPLE_VARS: EmailVars = {
   pdfUrl: "https://api.example.com/api/v1/quote-links/qt_sample/pdf",
   paymentTerms: "Net 30: invoiced, due 30 days after the order",
   poNumber: "PO-7781",
-  orderNumber: "ORD-7D0F2C1E",
+  orderNumber: "#7D0F2C1E",
   amountPaid: "USD 0.00",
   amountDue: "USD 1,550.00",
   balanceText: "USD 1,550.00 remains, due on December 25, 2026.",
@@ -315,7 +315,7 @@ export const SAMPLE_VARS: EmailVars = {
   summary: {
     facts: [
       { label: "Quote", value: "Q-1042" },
-      { label: "Order", value: "ORD-7D0F2C1E" },
+      { label: "Order", value: "#7D0F2C1E" },
       { label: "Your PO", value: "PO-7781" },
     ],
     lines: [
