@@ -10,6 +10,7 @@ import { openRuntime } from "./runtime";
 import { secretKey } from "./shared/secrets";
 import { isUniqueViolation, makeCtx } from "./shared/context";
 import { DeliveryWorker } from "./webhooks/delivery.worker";
+import { MailDispatcher } from "./mail/mail-sender";
 import { scheduleDeployProbe } from "./extensions/install-health.service";
 
 async function main() {
@@ -34,6 +35,8 @@ async function main() {
   const withJobs = !process.argv.includes("--no-jobs");
   const deliveries = new DeliveryWorker(deps);
   const agenda = withJobs ? (deliveries.start(), await startAgenda(db, { deps, deliveries })) : null;
+  // emails leave within moments of the commit that queued them (the mail-dispatch job is the safety net)
+  const mail = withJobs ? new MailDispatcher(deps).start() : null;
   // RS256 keys for install and extension session tokens: generated on first start (sealed with SECRET_KEY)
   await currentSigningKey(deps, "extensions");
   const cancelDeployProbe = withJobs ? scheduleDeployProbe(deps) : () => {};
@@ -70,6 +73,7 @@ async function main() {
     cancelDeployProbe();
     await agenda?.stop();
     await deliveries.stop();
+    await mail?.stop();
     await deps.hub.close();
     await deps.limits.close();
     await deps.principals?.close();

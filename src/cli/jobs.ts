@@ -5,6 +5,7 @@ import { startAgenda } from "../../jobs/agenda";
 import { findJob, JOBS } from "../../jobs/registry";
 import { openRuntime } from "../runtime";
 import { DeliveryWorker } from "../webhooks/delivery.worker";
+import { MailDispatcher } from "../mail/mail-sender";
 import { cliConfig, exitWith } from "./common";
 
 (async () => {
@@ -32,11 +33,13 @@ import { cliConfig, exitWith } from "./common";
     return;
   }
   deliveries.start();
+  const mail = new MailDispatcher(deps).start();
   const agenda = await startAgenda(db, { deps, deliveries });
   console.log(`[${db.kind}] job worker running: ${JOBS.map((j) => j.name).join(", ")}`);
   const stop = async () => {
     await agenda.stop();
     await deliveries.stop();
+    await mail.stop();
     await deps.hub.close();
     await deps.limits.close();
     await db.close();

@@ -23,6 +23,7 @@ const EmailRef = builder.objectRef<EmailView>("Email").implement({
     template: t.exposeString("template", { description: "The lifecycle template, e.g. customer.quote_proposed" }),
     audience: t.field({ type: AudienceEnum, description: "Who it is for", resolve: (e) => e.audience as "buyer" }),
     to: t.exposeStringList("to", { description: "Recipients (the merchant team's once sent)" }),
+    replyTo: t.exposeString("replyTo", { nullable: true, description: "Reply-To once rendered: the rep who acted, else the seller's contact address" }),
     status: t.field({ type: EmailStatusEnum, description: "Where it is", resolve: (e) => e.status as "queued" }),
     subject: t.exposeString("subject", { nullable: true, description: "Set once rendered" }),
     html: t.exposeString("html", { nullable: true, description: "The rendered HTML, once rendered" }),

@@ -1,20 +1,19 @@
 // The one mail subsystem. Commands queue emails inside their transaction (one INSERT per transaction, at commit,
 // beside the events), keyed by what caused them and the template (dedupeKey: ON CONFLICT DO NOTHING), so nothing
-// is lost when the process dies after the commit and a job that runs twice sends nothing twice. The mail job claims
-// due rows (FOR UPDATE SKIP LOCKED), renders them with the application's brand and overrides, and sends them through
-// nodemailer over SMTP_URL; without SMTP_URL the rendered email is kept in the outbox (GET /emails). A failed send is
-// retried with backoff, then marked failed.
+// is lost when the process dies after the commit and a job that runs twice sends nothing twice. Once the transaction
+// commits, the process's dispatcher is woken and sends them within moments (mail-sender.ts); the mail job is the
+// safety net. Without SMTP_URL the rendered email is kept in the outbox (GET /emails).
 import { randomUUID } from "node:crypto";
-import type { Transporter } from "nodemailer";
 import { z } from "zod";
 import { type Email, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
 import { requireScope, requireTenant } from "../platform/auth.service";
-import type { Ctx, Deps } from "../shared/context";
-import { makeCtx } from "../shared/context";
+import type { Ctx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
-import { type Brand, EMAIL_TEMPLATES, type EmailVars, isTemplateName, renderEmail, SAMPLE_VARS, TEMPLATE_NAMES, type TemplateName, type TemplateText, VARIABLES } from "./templates";
+import { brandOf, overrideOf, overrideText, wakeMail } from "./mail-sender";
+import { EMAIL_TEMPLATES, type EmailVars, isTemplateName, renderEmail, SAMPLE_VARS, TEMPLATE_NAMES, type TemplateName, VARIABLES } from "./templates";
+
+export { dispatchEmails, drainEmails, MailDispatcher } from "./mail-sender";
 
 export interface QueuedEmail {
   template: TemplateName;
@@ -75,6 +74,8 @@ export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: s
     const list: Pending[] = [];
     tx.pendingEmails = list;
     tx.beforeCommit.push((c) => writeEmails(c));
+    const deps = tx.deps;
+    tx.afterCommit?.push(() => wakeMail(deps));
   }
   (tx.pendingEmails as Pending[]).push(row);
   return row.id;
@@ -117,92 +118,6 @@ async function writeEmails(ctx: Ctx) {
   await ctx.db.$executeRaw(emailInsert(rows));
 }
 
-// ---- sending ------------------------------------------------------------------------------------------------
-
-/** Backoff after a failed send (then failed): 1 min, 5 min, 30 min, 2 h. */
-const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000];
-/** A row claimed this long ago by a process that never finished is claimed again. */
-const STALE_CLAIM_MS = 5 * 60_000;
-const BATCH = 50;
-
-const transports = new Map<string, Transporter>();
-function transportFor(url: string): Transporter {
-  let t = transports.get(url);
-  // loaded when SMTP_URL is first used: without it mail stays in the outbox and nodemailer is never needed
-  if (!t) transports.set(url, (t = (require("nodemailer") as typeof import("nodemailer")).createTransport(url)));
-  return t;
-}
-
-async function brandOf(ctx: Ctx, applicationId: string): Promise<Brand & { workspaceId: string }> {
-  const app = await ctx.db.application.findUniqueOrThrow({ where: { id: applicationId }, select: { name: true, settings: true, workspaceId: true } });
-  const s = (app.settings ?? {}) as { logoUrl?: string; brandColor?: string; supportEmail?: string };
-  return { name: app.name, logoUrl: s.logoUrl ?? null, brandColor: s.brandColor ?? null, supportEmail: s.supportEmail ?? null, workspaceId: app.workspaceId };
-}
-
-/** The merchant team: the application's supportEmail, else the workspace's owners and admins. */
-async function merchantAddresses(ctx: Ctx, brand: Brand & { workspaceId: string }): Promise<string[]> {
-  if (brand.supportEmail) return [brand.supportEmail];
-  const members = await ctx.db.member.findMany({ where: { workspaceId: brand.workspaceId, removedAt: null, workspaceRole: { in: ["owner", "workspace_admin"] } }, select: { user: { select: { email: true } } } });
-  return [...new Set(members.map((m) => m.user.email))];
-}
-
-async function overrideOf(ctx: Ctx, e: { applicationId: string; environmentId: string }, name: string) {
-  return ctx.db.emailTemplateOverride.findUnique({ where: { applicationId_environmentId_name: { applicationId: e.applicationId, environmentId: e.environmentId, name } } });
-}
-
-function overrideText(o: { subject: string | null; heading: string | null; body: string | null; ctaLabel: string | null } | null): Partial<TemplateText> | null {
-  if (!o) return null;
-  return {
-    ...(o.subject !== null ? { subject: o.subject } : {}),
-    ...(o.heading !== null ? { heading: o.heading } : {}),
-    ...(o.body !== null ? { body: o.body } : {}),
-    ...(o.ctaLabel !== null ? { ctaLabel: o.ctaLabel === "" ? null : o.ctaLabel } : {}),
-  };
-}
-
-/** One pass of the mail job: claims due emails and sends (or keeps) each. Returns counts for operators. */
-export async function dispatchEmails(deps: Deps): Promise<{ sent: number; kept: number; retried: number; failed: number }> {
-  const ctx = makeCtx(deps, null);
-  const now = ctx.clock.now();
-  const claimed = await ctx.db.$queryRaw<Email[]>`
-    UPDATE "Email" SET status = 'sending', "claimedAt" = ${now}, attempts = attempts + 1
-    WHERE id IN (
-      SELECT id FROM "Email"
-      WHERE (status = 'queued' AND "nextAttemptAt" <= ${now}) OR (status = 'sending' AND "claimedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})
-      ORDER BY "nextAttemptAt" LIMIT ${BATCH}
-      FOR UPDATE SKIP LOCKED)
-    RETURNING ${columns(Prisma.EmailScalarFieldEnum)}`;
-  const out = { sent: 0, kept: 0, retried: 0, failed: 0 };
-  for (const e of claimed) {
-    try {
-      const brand = await brandOf(ctx, e.applicationId);
-      const to = e.audience === "merchant" ? await merchantAddresses(ctx, brand) : e.toAddresses;
-      const rendered = await renderEmail(e.template as TemplateName, { ...(e.vars as unknown as EmailVars), merchantName: (e.vars as unknown as EmailVars).merchantName || brand.name }, brand, overrideText(await overrideOf(ctx, e, e.template)));
-      const smtp = deps.config.SMTP_URL;
-      if (smtp && to.length) {
-        const from = brand.supportEmail ? `"${brand.name.replace(/["\\\r\n]/g, "")}" <${brand.supportEmail}>` : `"${brand.name.replace(/["\\\r\n]/g, "")}" <no-reply@localhost>`;
-        await transportFor(smtp).sendMail({ from, to, subject: rendered.subject, html: rendered.html, text: rendered.text });
-      }
-      const status = smtp && to.length ? "sent" : "kept";
-      await ctx.db.email.update({ where: { id: e.id }, data: { status, toAddresses: to, subject: rendered.subject, html: rendered.html, text: rendered.text, sentAt: status === "sent" ? ctx.clock.now() : null, lastError: null, claimedAt: null } });
-      out[status]++;
-    } catch (err) {
-      const last = e.attempts > RETRY_MS.length;
-      await ctx.db.email.update({
-        where: { id: e.id },
-        data: {
-          status: last ? "failed" : "queued",
-          lastError: String((err as Error)?.message ?? err).slice(0, 500),
-          nextAttemptAt: new Date(ctx.clock.now().getTime() + (RETRY_MS[e.attempts - 1] ?? 0)),
-          claimedAt: null,
-        },
-      });
-      out[last ? "failed" : "retried"]++;
-    }
-  }
-  return out;
-}
-
 // ---- reads: the outbox and the templates ------------------------------------------------------------------------
 
 export function emailView(e: Email) {
@@ -211,6 +126,7 @@ export function emailView(e: Email) {
     template: e.template,
     audience: e.audience,
     to: e.toAddresses,
+    replyTo: e.replyTo,
     status: e.status,
     subject: e.subject,
     html: e.html,

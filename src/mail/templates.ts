@@ -1,13 +1,8 @@
-// The lifecycle emails (quotes.md part 6): one catalog, one renderer. A template is text fields (subject, heading,
-// body, button label) with {{placeholders}}; an application may override those fields (never raw MJML or HTML), and
-// every value, the merchant's own text included, is HTML-escaped before it enters the MJML, which is compiled with
-// strict validation. The layout carries the application's logo and brand colour.
-import escapeHtml from "escape-html";
-import type mjml2htmlType from "mjml";
-
-// MJML and its HTML/CSS tool chain load on the first rendered email, not at every process start.
-let mjmlFn: typeof mjml2htmlType | null = null;
-const mjmlToHtml = () => (mjmlFn ??= require("mjml") as typeof mjml2htmlType);
+// The lifecycle emails (quotes.md part 6): one catalog; the renderer is render.ts. A template is text fields (subject,
+// heading, body, button label) with {{placeholders}}; an application may override those fields (never raw MJML or
+// HTML). Below the text, an email carries the facts of what it is about (`summary`: references, lines, totals, what
+// was paid and what remains), built by the code that queues it, never editable.
+export { renderEmail, type RenderedEmail } from "./render";
 
 /** buyer and invitee emails go to the addresses queued with them; merchant emails to the team, resolved at send */
 export type Audience = "buyer" | "merchant" | "invitee" | "member";
@@ -25,6 +20,14 @@ interface TemplateDef extends TemplateText {
   description: string;
   /** the variable holding the button's URL */
   cta: "quoteUrl" | "checkoutUrl" | "invoiceUrl" | "inviteUrl" | null;
+}
+
+/** The facts block under an email's text: references (label, value), the lines, the totals. Plain text values. */
+export interface EmailSummary {
+  facts: { label: string; value: string }[];
+  lines: { name: string; quantity: number; amount: string; note?: string }[];
+  /** the last `strong` row is the bottom line (Total, Amount due) */
+  totals: { label: string; amount: string; strong?: boolean }[];
 }
 
 export const EMAIL_TEMPLATES = {
@@ -49,10 +52,10 @@ export const EMAIL_TEMPLATES = {
   "customer.quote_proposed": {
     audience: "buyer",
     description: "To the buyer when a revision is issued",
-    subject: "Your quote {{quoteNumber}} from {{merchantName}}",
-    heading: "Your quote is ready",
-    body: "{{merchantName}} sent you revision {{revisionNumber}} of quote {{quoteNumber}}: {{total}}, valid until {{expiresAt}}.",
-    ctaLabel: "Review the quote",
+    subject: "Quote {{quoteNumber}} from {{merchantName}}: {{total}}",
+    heading: "Your quote {{quoteNumber}} is ready",
+    body: "{{merchantName}} sent you a quote for {{total}}, valid until {{expiresAt}}. Review the lines and terms below, then accept it online.",
+    ctaLabel: "Review and accept",
     cta: "quoteUrl",
   },
   "customer.quote_comment_added": {
@@ -67,8 +70,8 @@ export const EMAIL_TEMPLATES = {
   "admin.quote_comment_added": {
     audience: "merchant",
     description: "To the merchant team when the buyer comments",
-    subject: "{{customerEmail}} commented on {{quoteNumber}}",
-    heading: "New comment from the buyer",
+    subject: "{{commentAuthor}} commented on {{quoteNumber}}",
+    heading: "{{commentAuthor}} wrote",
     body: "{{commentBody}}",
     ctaLabel: null,
     cta: null,
@@ -85,9 +88,9 @@ export const EMAIL_TEMPLATES = {
   "customer.quote_accepted": {
     audience: "buyer",
     description: "To the buyer when the quote is accepted",
-    subject: "You accepted quote {{quoteNumber}}",
-    heading: "Thanks for accepting",
-    body: "You accepted revision {{revisionNumber}} of {{quoteNumber}}: {{acceptedItems}} ({{total}}). Complete the checkout to place your order.",
+    subject: "Quote {{quoteNumber}} accepted: {{total}}",
+    heading: "Thanks, quote {{quoteNumber}} is accepted",
+    body: "{{acceptedBy}} accepted quote {{quoteNumber}} from {{merchantName}} for {{total}}. Complete the checkout to place the order.",
     ctaLabel: "Complete checkout",
     cta: "checkoutUrl",
   },
@@ -166,18 +169,18 @@ export const EMAIL_TEMPLATES = {
   "customer.payment_receipt": {
     audience: "buyer",
     description: "To the buyer on every capture (card at checkout or later, 3-D Secure, Net-N marked paid, manual records)",
-    subject: "Your payment receipt from {{merchantName}}",
-    heading: "Thanks, we received your payment",
-    body: "{{merchantName}} received {{amount}} by {{paymentMethod}} on {{paidAt}} for order {{orderId}}.",
+    subject: "Receipt from {{merchantName}}: {{amount}} paid for order {{orderNumber}}",
+    heading: "Thanks, we received {{amount}}",
+    body: "{{merchantName}} received {{amount}} by {{paymentMethod}} on {{paidAt}} for order {{orderNumber}}. {{balanceText}}",
     ctaLabel: null,
     cta: null,
   },
   "customer.net30_invoice_issued": {
     audience: "buyer",
     description: "To the buyer when a Net-N invoice is issued at checkout (and on resend), with its download link",
-    subject: "Invoice {{invoiceNumber}} from {{merchantName}}",
-    heading: "Your invoice {{invoiceNumber}}",
-    body: "{{merchantName}} issued invoice {{invoiceNumber}} for {{amount}} (order {{orderId}}), due on {{dueDate}}.",
+    subject: "Invoice {{invoiceNumber}} from {{merchantName}}: {{amount}} due {{dueDate}}",
+    heading: "Invoice {{invoiceNumber}}: {{amount}} due on {{dueDate}}",
+    body: "{{merchantName}} issued invoice {{invoiceNumber}} for order {{orderNumber}}. Please pay {{amount}} by {{dueDate}}.",
     ctaLabel: "Download the invoice",
     cta: "invoiceUrl",
   },
@@ -231,6 +234,17 @@ export interface EmailVars {
   acceptedItems?: string;
   quoteUrl?: string;
   checkoutUrl?: string;
+  /** the quote PDF (buyer link) */
+  pdfUrl?: string;
+  /** the payment terms in words ("Net 30: invoiced, due 30 days after the order") */
+  paymentTerms?: string;
+  /** the buyer's PO / reference */
+  poNumber?: string;
+  orderNumber?: string;
+  /** paid to date on the order, what remains, and the sentence that says so ("USD 50.00 remains, due on ...") */
+  amountPaid?: string;
+  amountDue?: string;
+  balanceText?: string;
   // payments and invoices
   amount?: string;
   orderId?: string;
@@ -247,12 +261,17 @@ export interface EmailVars {
   handoffToken?: string;
   // extensions
   extensionName?: string;
+  /** not placeholders: the facts block, and the rep who acted (Reply-To) */
+  summary?: EmailSummary;
+  repEmail?: string;
 }
 export const VARIABLES: (keyof EmailVars)[] = ["quoteNumber", "merchantName", "customerEmail", "revisionNumber", "total", "expiresAt", "commentAuthor", "commentBody", "reason", "message", "acceptedBy", "acceptedItems", "quoteUrl", "checkoutUrl",
-  "amount", "orderId", "paymentMethod", "paidAt", "invoiceNumber", "dueDate", "invoiceUrl", "workspaceName", "inviterEmail", "inviteeEmail", "inviteUrl", "handoffToken", "extensionName"];
+  "pdfUrl", "paymentTerms", "poNumber", "orderNumber", "amountPaid", "amountDue", "balanceText", "amount", "orderId", "paymentMethod", "paidAt", "invoiceNumber", "dueDate", "invoiceUrl", "workspaceName", "inviterEmail", "inviteeEmail", "inviteUrl", "handoffToken", "extensionName"];
 
 export interface Brand {
   name: string;
+  /** the seller's legal name (settings.seller), shown in the footer when set */
+  legalName?: string | null;
   logoUrl: string | null;
   brandColor: string | null;
   supportEmail: string | null;
@@ -273,6 +292,13 @@ export const SAMPLE_VARS: EmailVars = {
   acceptedItems: "Industrial widget x 3, On-site setup x 1",
   quoteUrl: "https://checkout.example.com/q/qt_sample",
   checkoutUrl: "https://checkout.example.com/checkout/sample",
+  pdfUrl: "https://api.example.com/api/v1/quote-links/qt_sample/pdf",
+  paymentTerms: "Net 30: invoiced, due 30 days after the order",
+  poNumber: "PO-7781",
+  orderNumber: "#7D0F2C1E",
+  amountPaid: "USD 0.00",
+  amountDue: "USD 1,550.00",
+  balanceText: "USD 1,550.00 remains, due on December 25, 2026.",
   amount: "USD 1,550.00",
   orderId: "7d0f2c1e-5b7a-4e0c-9a51-2f4b8c6d1e90",
   paymentMethod: "card",
@@ -286,65 +312,22 @@ export const SAMPLE_VARS: EmailVars = {
   inviteUrl: "https://dashboard.example.com/invites/inv_sample",
   handoffToken: "hof_sample",
   extensionName: "Shipping Labels Pro",
+  summary: {
+    facts: [
+      { label: "Quote", value: "Q-1042" },
+      { label: "Order", value: "#7D0F2C1E" },
+      { label: "Your PO", value: "PO-7781" },
+    ],
+    lines: [
+      { name: "Industrial widget", quantity: 3, amount: "USD 1,200.00" },
+      { name: "On-site setup", quantity: 1, amount: "USD 350.00", note: "Optional" },
+    ],
+    totals: [
+      { label: "Subtotal", amount: "USD 1,550.00" },
+      { label: "Shipping", amount: "USD 0.00" },
+      { label: "Tax", amount: "USD 0.00" },
+      { label: "Total", amount: "USD 1,550.00", strong: true },
+    ],
+  },
 };
 
-/** {{name}} -> the variable's value (missing ones become an em dash), each through `wrap`. */
-function fill(text: string, vars: EmailVars, wrap: (s: string) => string, escapeText: (s: string) => string) {
-  const parts = text.split(/(\{\{\s*[A-Za-z]+\s*\}\})/);
-  return parts
-    .map((p) => {
-      const m = /^\{\{\s*([A-Za-z]+)\s*\}\}$/.exec(p);
-      if (!m) return escapeText(p);
-      const v = (vars as unknown as Record<string, string | undefined>)[m[1]];
-      return wrap(v === undefined || v === "" ? "—" : v);
-    })
-    .join("");
-}
-
-const COLOR = /^#[0-9a-fA-F]{6}$/;
-const identity = (s: string) => s;
-
-export interface RenderedEmail {
-  subject: string;
-  html: string;
-  text: string;
-}
-
-/** Renders a template (with an application's override) for the given values; MJML validation is strict. */
-export async function renderEmail(name: TemplateName, vars: EmailVars, brand: Brand, override?: Partial<TemplateText> | null): Promise<RenderedEmail> {
-  const def = EMAIL_TEMPLATES[name];
-  const t: TemplateText = {
-    subject: override?.subject ?? def.subject,
-    heading: override?.heading ?? def.heading,
-    body: override?.body ?? def.body,
-    ctaLabel: override?.ctaLabel !== undefined ? override.ctaLabel : def.ctaLabel,
-  };
-  const subject = fill(t.subject, vars, identity, identity).replace(/[\r\n]+/g, " ").slice(0, 250);
-  const html = (s: string) => fill(s, vars, escapeHtml, escapeHtml).replace(/\n/g, "<br />");
-  const color = brand.brandColor && COLOR.test(brand.brandColor) ? brand.brandColor : "#1f2937";
-  const ctaUrl = def.cta ? vars[def.cta] : undefined;
-  const logo = brand.logoUrl && /^https?:\/\//.test(brand.logoUrl) ? brand.logoUrl : null;
-  const footer = [brand.name, brand.supportEmail].filter(Boolean).map((s) => escapeHtml(s!)).join(" · ");
-  const mjml = `<mjml>
-  <mj-head>
-    <mj-title>${escapeHtml(subject)}</mj-title>
-    <mj-attributes><mj-all font-family="Helvetica, Arial, sans-serif" /></mj-attributes>
-  </mj-head>
-  <mj-body background-color="#f4f4f5">
-    <mj-section background-color="#ffffff" border-top="4px solid ${color}" padding="24px 16px">
-      <mj-column>
-        ${logo ? `<mj-image src="${escapeHtml(logo)}" alt="${escapeHtml(brand.name)}" width="120px" align="left" padding-bottom="16px" />` : ""}
-        <mj-text font-size="20px" font-weight="bold" color="#111827">${html(t.heading)}</mj-text>
-        <mj-text font-size="15px" line-height="1.5" color="#1f2937">${html(t.body)}</mj-text>
-        ${t.ctaLabel && ctaUrl ? `<mj-button background-color="${color}" color="#ffffff" href="${escapeHtml(ctaUrl)}" align="left">${html(t.ctaLabel)}</mj-button>` : ""}
-        <mj-divider border-color="#e5e7eb" border-width="1px" />
-        <mj-text font-size="12px" color="#52525b">${footer}</mj-text>
-      </mj-column>
-    </mj-section>
-  </mj-body>
-</mjml>`;
-  const out = await mjmlToHtml()(mjml, { validationLevel: "strict" });
-  const plain = (s: string) => fill(s, vars, identity, identity);
-  const text = [plain(t.heading), "", plain(t.body), ...(t.ctaLabel && ctaUrl ? ["", `${plain(t.ctaLabel)}: ${ctaUrl}`] : []), "", [brand.name, brand.supportEmail].filter(Boolean).join(" · ")].join("\n");
-  return { subject, html: out.html, text };
-}

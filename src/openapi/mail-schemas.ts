@@ -45,6 +45,7 @@ export const Email = z
     template: z.string(),
     audience: z.enum(["buyer", "merchant", "invitee", "member"]),
     to: z.array(z.string()),
+    replyTo: z.string().nullable().meta({ description: "Reply-To once rendered: the rep who acted, else the seller's contact address (seller.email, else supportEmail)" }),
     status: z.enum(["queued", "sending", "sent", "kept", "failed"]),
     subject: z.string().nullable().meta({ description: "Set once rendered by the mail job" }),
     html: z.string().nullable(),

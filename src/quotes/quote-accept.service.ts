@@ -162,7 +162,7 @@ export async function acceptQuoteCore(ctx: Ctx, t: TenantIds, id: string, input:
       const full = (await findQuote(tx, t, id))!;
       const checkoutUrl = `${tx.deps.config.CHECKOUT_URL}/checkout/${session.id}`;
       const ev = await recordEvent(tx, tenant, "quote.accepted", quoteEventData(full, { revisionId: rev.id, acceptedBy: by.kind, checkoutSessionId: session.id, checkoutUrl, items: lines }));
-      queueQuoteEmails(tx, full, ["customer.quote_accepted", "admin.quote_accepted"], ev.id, { acceptedBy: input.acceptedByName, checkoutUrl });
+      queueQuoteEmails(tx, full, ["customer.quote_accepted", "admin.quote_accepted"], ev.id, { acceptedBy: input.acceptedByName, acceptedByEmail: acceptance.email, checkoutUrl });
       await recordEvent(tx, tenant, "cart.checkout_started", { cartId: session.cartId, checkoutSessionId: session.id, quoteId: q.id });
       await notify(tx, t, {
         type: "quote.accepted",

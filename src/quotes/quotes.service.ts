@@ -20,7 +20,7 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { openSecret, sealSecret } from "../shared/secrets";
 import { loadShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 import { queueQuoteEmails } from "./quote-emails";
-import { currentParties, frozenParties, partiesJson } from "./quote-parties";
+import { currentParties, frozenParties, partiesJson, sellerBlock } from "./quote-parties";
 import { type QuoteTaxLine, revisionTaxRates, type TaxedRevision, type TaxRates, taxLinesFor, taxTotalOf } from "./quote-tax";
 import { moveQuote, nextQuoteStatus, PATCH_STATUS_ACTIONS, type QuoteActor, type QuoteStatus, QUOTE_TRANSITIONS } from "./quote.machine";
 import {
@@ -781,7 +781,8 @@ export async function addComment(ctx: Ctx, id: string, body: unknown) {
     if (row.visibility === "shared") {
       const full = await loadQuote(tx, t, q.id);
       const ev = await recordEvent(tx, principalEventTenant(tx), "quote.comment_added", quoteEventData(full, { comment: commentView(row) }));
-      queueQuoteEmails(tx, full, ["customer.quote_comment_added"], ev.id, { commentAuthor: row.authorName, commentBody: row.body });
+      // named as the rep signed, else as the seller (its legal name), never the bare application name
+      queueQuoteEmails(tx, full, ["customer.quote_comment_added"], ev.id, { commentAuthor: input.authorName ?? sellerBlock(full.application).name, commentBody: row.body });
     }
     return commentView(row);
   });
