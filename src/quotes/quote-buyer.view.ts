@@ -7,27 +7,14 @@ import { invoiceDownloadUrl } from "../payments/invoice-issue";
 import { orderDisplayNumber } from "../orders/order-number";
 import { asAccepted } from "./quote-accepted";
 import { frozenParties } from "./quote-parties";
-import { acceptanceView, buyerBaseUrl, itemTotal, type QuoteFull, revisionTotals, type RevisionFull } from "./quotes.service";
+import { acceptanceView, buyerBaseUrl, itemView, type QuoteFull, revisionTotals, type RevisionFull } from "./quotes.service";
 
 type Item = RevisionFull["items"][number];
 
+/** A line as the buyer sees it: the merchant's line view without the buyer's own target price. */
 function buyerItemView(i: Item) {
-  return {
-    id: i.id,
-    name: i.name,
-    description: i.description,
-    unitPrice: i.unitPrice,
-    quantity: i.quantity,
-    type: i.type,
-    optional: i.optional,
-    selected: i.selected,
-    qtyEditable: i.qtyEditable,
-    sku: i.sku,
-    referenceId: i.referenceId,
-    note: i.note,
-    deliveryMethod: i.deliveryMethod,
-    total: itemTotal(i),
-  };
+  const { targetUnitPrice: _target, ...line } = itemView(i);
+  return line;
 }
 
 /** A line across revisions: a revision clones its lines with new ids, so the merchant's product id, SKU or name. */

@@ -5,15 +5,10 @@ import type { Prisma } from "../generated/prisma/client";
 import type { Ctx } from "../shared/context";
 import { type Address, canonicalAddress } from "../shared/address";
 import { sellerOf } from "../platform/seller";
+import type { SellerParty } from "../shared/pdf";
 
-export interface SellerBlock {
-  /** the legal name when set, else the application's display name */
-  name: string;
-  legalName: string | null;
-  address: Address | null;
-  taxId: string | null;
-  email: string | null;
-  phone: string | null;
+/** The seller party the PDFs draw (`name`: the legal name when set, else the application's name), plus remit-to. */
+export interface SellerBlock extends SellerParty {
   paymentInstructions: string | null;
 }
 
