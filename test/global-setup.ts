@@ -28,13 +28,18 @@ export default async function globalSetup() {
   if (process.env.DATABASE_URL) return;
   const hash = createHash("sha256");
   hash.update(readFileSync(path.join(__dirname, "../node_modules/@electric-sql/pglite/package.json")));
-  hash.update("checkpointed"); // how the dump is made (below)
+  hash.update("checkpointed, without template databases"); // how the dump is made (below)
   for (const name of migrationNames()) {
     for (const file of readdirSync(path.join(MIGRATIONS_DIR, name)).sort()) hash.update(name).update(file).update(readFileSync(path.join(MIGRATIONS_DIR, name, file)));
   }
   const file = path.join(os.tmpdir(), `q2c-pglite-template-${hash.digest("hex").slice(0, 16)}.tar`);
   if (!existsSync(file)) {
     const db = await openDb({ pgliteDir: "memory://" });
+    // No template0 and template1: nothing creates a database on PGlite (test databases are made on PostgreSQL only),
+    // and they are two thirds of the dump's files, which every app unpacks (about 0.2 s of CPU per app).
+    await db.pglite!.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+    await db.pglite!.exec("DROP DATABASE template0");
+    await db.pglite!.exec("DROP DATABASE template1");
     // flushed to the data files first, so each app that loads the dump starts with little WAL to replay
     await db.pglite!.query("CHECKPOINT");
     const dump = await db.pglite!.dumpDataDir("none");
