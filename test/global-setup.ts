@@ -3,13 +3,14 @@
 // The dump is keyed by the migrations' contents and PGlite's version, so it is rebuilt whenever either changes;
 // test/helpers/app.ts passes it to openDb through Q2C_PGLITE_TEMPLATE (workers inherit the environment).
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDb } from "../src/db/client";
 import { MIGRATIONS_DIR, migrationNames } from "../src/db/migrate";
 import { openApiDocument } from "../src/openapi/document";
 import { reachablePgUrl, redisReachable } from "./helpers/db";
+import { writeValidators } from "./helpers/openapi";
 
 export default async function globalSetup() {
   // Whether a PostgreSQL server answers, decided once before any file is collected, so a file whose tests need
@@ -25,6 +26,19 @@ export default async function globalSetup() {
     renameSync(`${docFile}.${process.pid}.tmp`, docFile);
   }
   process.env.Q2C_OPENAPI_DOC = docFile;
+  // and its response validators, as ajv standalone modules, generated once per document (a few seconds) rather than
+  // compiled again by every test file that checks responses
+  const validators = docFile.replace(/\.json$/, "-validators");
+  if (!existsSync(validators)) {
+    const tmp = `${validators}.${process.pid}.tmp`;
+    writeValidators(JSON.parse(doc), tmp);
+    try {
+      renameSync(tmp, validators); // atomic: a concurrent run never reads half a folder
+    } catch {
+      rmSync(tmp, { recursive: true, force: true }); // a concurrent run wrote it first
+    }
+  }
+  process.env.Q2C_OPENAPI_VALIDATORS = validators;
   if (process.env.DATABASE_URL) return;
   const hash = createHash("sha256");
   hash.update(readFileSync(path.join(__dirname, "../node_modules/@electric-sql/pglite/package.json")));
