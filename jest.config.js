@@ -32,7 +32,7 @@ const EMBEDDED_PASS_ONLY = [
   // the real entry points on the embedded default (DATABASE_URL set to "" for the child processes)
   "/test/(start|bootstrap-user|readme|webhooks-listen|build)\\.e2e\\.test\\.ts$",
   // no database at all
-  "/test/(config|scopes|formatting|events-emitted|graphql-schema|graphql-parity|rest-dispatch|ids)\\.test\\.ts$",
+  "/test/(config|scopes|formatting|events-emitted|graphql-schema|graphql-parity|rest-dispatch|ids|brand-contrast|error-catalogue)\\.test\\.ts$",
 ];
 const PASS_SKIPS = { embedded: POSTGRES_PASS_ONLY, postgres: EMBEDDED_PASS_ONLY };
 

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import lockfile from "proper-lockfile";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -46,6 +46,11 @@ export interface OpenDbOptions {
    * brought up to date, a current one costs one query.
    */
   pgliteTemplate?: string;
+  /**
+   * PGlite only: more options for PGlite.create (the test suite hands every app of a process one compiled WebAssembly
+   * module and file bundle, and a smaller shared_buffers, instead of compiling and zeroing them per app).
+   */
+  pgliteOptions?: Partial<PGliteOptions>;
 }
 
 /**
@@ -111,8 +116,8 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   let pglite: PGlite;
   try {
     pglite = opts.pgliteTemplate && dir === "memory://"
-      ? await PGlite.create({ dataDir: dir, loadDataDir: new BufferBlob(readFileSync(opts.pgliteTemplate)) })
-      : await PGlite.create(dir);
+      ? await PGlite.create({ ...opts.pgliteOptions, dataDir: dir, loadDataDir: new BufferBlob(readFileSync(opts.pgliteTemplate)) })
+      : await PGlite.create({ ...opts.pgliteOptions, dataDir: dir });
   } catch (e) {
     await unlock?.();
     throw e;

@@ -1,5 +1,8 @@
 // Starts buildApp() on port 0 against a real database (PGlite in memory, or a fresh PostgreSQL database).
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { buildApp, type App } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, openDb } from "../../src/db/client";
@@ -49,6 +52,26 @@ export interface StartOptions {
   resolver?: Resolver;
 }
 
+const PGLITE_DIST = path.join(__dirname, "../../node_modules/@electric-sql/pglite/dist");
+let pgliteShared: Partial<PGliteOptions> | undefined;
+
+/**
+ * What the embedded apps of a test file share: PGlite's WebAssembly compiled once (compiling it and tiering it up
+ * again cost about 0.4 s of CPU per app) and its file bundle read once. Per file, not per worker: a module compiled
+ * in one file's realm breaks PGlite in the next file's (TypeError: e.subarray is not a function).
+ * shared_buffers 16 MB instead of 128 MB: a test database is a few MB, and PostgreSQL zeroes the whole pool at
+ * start (about 0.3 s of CPU per app).
+ */
+function pgliteOptions(): Partial<PGliteOptions> {
+  pgliteShared ??= {
+    pgliteWasmModule: new WebAssembly.Module(readFileSync(path.join(PGLITE_DIST, "pglite.wasm"))),
+    initdbWasmModule: new WebAssembly.Module(readFileSync(path.join(PGLITE_DIST, "initdb.wasm"))),
+    fsBundle: new Blob([readFileSync(path.join(PGLITE_DIST, "pglite.data"))]),
+    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+  };
+  return pgliteShared;
+}
+
 export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | null> {
   const wantPg = opts.db === "pg" || Boolean(process.env.DATABASE_URL);
   let dropDb: (() => Promise<void>) | undefined;
@@ -66,7 +89,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
     dropDb = created.drop;
   }
   const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", SECRET_KEY: TEST_SECRET_KEY, GRAPHQL_PREPARED: process.env.GRAPHQL_PREPARED ?? "verify", ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
-  const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20, preparedStatements: config.DATABASE_PREPARED_STATEMENTS, pgliteTemplate: process.env.Q2C_PGLITE_TEMPLATE });
+  const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20, preparedStatements: config.DATABASE_PREPARED_STATEMENTS, pgliteTemplate: process.env.Q2C_PGLITE_TEMPLATE, pgliteOptions: url ? undefined : pgliteOptions() });
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
   const hub = new EventHub({ redisUrl: opts.redisUrl });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
