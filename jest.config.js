@@ -22,7 +22,7 @@ const POSTGRES_PASS_ONLY = [
   "/test/subscription-renewal-concurrency\\.e2e\\.test\\.ts$",
   // generated tables of thousands of requests whose answers do not depend on the database (validation, tenancy):
   // once per run is enough, on the real server
-  "/test/(hostile-input|cross-tenant)-every-route\\.e2e\\.test\\.ts$",
+  "/test/(hostile-input|cross-tenant|scopes)-every-route\\.e2e\\.test\\.ts$",
   // Chromium (test/helpers/browser.ts)
   "/test/(application-scripts|oauth|quote|extension-bridge)-browser\\.e2e\\.test\\.ts$",
   "/test/checkout-(page|browser)\\.e2e\\.test\\.ts$",
