@@ -96,7 +96,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
   // Like the server (src/main.ts): API-key principals cached, dropped in every "process" on revoke.
   const principals = config.PRINCIPAL_CACHE_TTL_MS > 0 ? new PrincipalCache(config.PRINCIPAL_CACHE_TTL_MS, db.kind === "pg" ? url : undefined) : undefined;
   await principals?.start();
-  const deps: Deps = { prisma: db.prisma, lane: db.lane, dbKind: db.kind, clock, config, hub, limits, resolver: opts.resolver, principals };
+  const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock, config, hub, limits, resolver: opts.resolver, principals };
   const deliveries = new DeliveryWorker(deps, opts.worker || {});
   if (opts.worker !== false) deliveries.start();
   const app = buildApp(deps, db);
