@@ -10,7 +10,10 @@ import { revealed } from "../shared/secrets";
 import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
 import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
 import type { COMMENT_VISIBILITIES, DELIVERY_METHODS, DEPOSIT_TYPES, SHIPPING_MODES, TERMS_MODES } from "./quotes.inputs";
-import { addComment, createQuote, createRevision, getQuote, listQuotes, type QuoteView, rotateLink, subscribeQuoteUpdates, updateQuote, updateRevision } from "./quotes.service";
+import { addComment, createQuote, rotateLink, updateQuote } from "./quotes.service";
+import { createRevision, updateRevision } from "./quote-revisions.service";
+import { getQuote, listQuotes, subscribeQuoteUpdates } from "./quote-read.service";
+import { type QuoteView } from "./quote.view";
 
 type RevisionV = QuoteView["revisions"][number];
 type ItemV = RevisionV["items"][number];
