@@ -9,7 +9,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Pool } from "pg";
 import type { Config } from "../src/config";
-import { quoteView, shapeQuoteRow } from "../src/quotes/quotes.service";
+import { quoteView } from "../src/quotes/quote.view";
+import { shapeQuoteRow } from "../src/quotes/quote-read.service";
 import type { Ctx } from "../src/shared/context";
 
 const LOOKUP = `

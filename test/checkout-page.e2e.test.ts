@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { netTermsText } from "../src/checkout/checkout-page.service";
-import { termsHash } from "../src/checkout/checkout.service";
+import { termsHash } from "../src/checkout/checkout-complete.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { browserTest, hasChromium, launchChromium } from "./helpers/browser";

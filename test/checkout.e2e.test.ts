@@ -2,7 +2,7 @@
 // processor and on Net 30 terms; every checkout/order/payment error code; the real-PostgreSQL races.
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
-import { termsHash } from "../src/checkout/checkout.service";
+import { termsHash } from "../src/checkout/checkout-complete.service";
 import { findJob } from "../jobs/registry";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";

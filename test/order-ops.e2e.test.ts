@@ -2,7 +2,7 @@
 // its payment actions, PATCH, holds, comps, manual payments, order refunds and line edits; every error code these
 // routes name; cross-tenant 404 and 403 insufficient_scopes for every new route; bad input never a 5xx.
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
-import { termsHash } from "../src/checkout/checkout.service";
+import { termsHash } from "../src/checkout/checkout-complete.service";
 import { randomToken, sha256Hex } from "../src/shared/crypto";
 import { type BootstrapLike, startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { termsHash } from "../src/checkout/checkout.service";
+import { termsHash } from "../src/checkout/checkout-complete.service";
 import { Prisma } from "../src/generated/prisma/client";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";

@@ -2,7 +2,7 @@
 // views and the expired-link notification, comments, request-revision, decline, acceptance by the buyer and by a
 // rep with every accept rule, the checkout the terms pin (methods, Net-N, deposit, address steps), conversion in
 // the order's transaction, and tenancy, scopes and hostile input.
-import { termsHash } from "../src/checkout/checkout.service";
+import { termsHash } from "../src/checkout/checkout-complete.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { type BootstrapLike, startTestApp, type TestApp, postgresPassTest } from "./helpers/app";

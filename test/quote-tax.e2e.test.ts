@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { termsHash } from "../src/checkout/checkout.service";
+import { termsHash } from "../src/checkout/checkout-complete.service";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { startTestApp, type TestApp } from "./helpers/app";

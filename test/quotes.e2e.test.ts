@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { QUOTE_ACTIONS, QUOTE_STATUSES, QUOTE_TRANSITIONS, nextQuoteStatus } from "../src/quotes/quote.machine";
-import { findQuoteByShareToken } from "../src/quotes/quotes.service";
+import { findQuoteByShareToken } from "../src/quotes/quote-read.service";
 import { makeCtx } from "../src/shared/context";
 import { DomainError } from "../src/shared/errors";
 import { startWithTwoTenants, type BootstrapLike, type TestApp } from "./helpers/app";

@@ -9,7 +9,7 @@
 import express, { Router, type Request, type Response } from "express";
 import { type PageScript, scriptsForCheckout } from "../../src/application-scripts/scripts.service";
 import { checkoutPageView, type CheckoutPageView } from "../../src/checkout/checkout-page.service";
-import { asksShippingAddress, completeCheckout } from "../../src/checkout/checkout.service";
+import { asksShippingAddress, completeCheckout } from "../../src/checkout/checkout-complete.service";
 import { type Ctx, type Deps, makeCtx } from "../../src/shared/context";
 import { DomainError } from "../../src/shared/errors";
 import { formatMoney } from "../../src/shared/money";

@@ -1,7 +1,7 @@
 // The checkout form as posted (POST /checkout/{id}, urlencoded: the page works without JavaScript) turned into the
 // body completeCheckout takes, and completion's refusals turned back into words a buyer understands, each on the
 // field it is about. The page keeps what the buyer typed, so an error re-render loses nothing.
-import { termsHash } from "../../src/checkout/checkout.service";
+import { termsHash } from "../../src/checkout/checkout-complete.service";
 import { netTermsText } from "../../src/checkout/checkout-page.service";
 import { DomainError } from "../../src/shared/errors";
 

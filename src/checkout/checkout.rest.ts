@@ -1,6 +1,8 @@
 import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
-import { completeCheckout, createCheckoutSession, createEmbedSession, sessionEmbedToken, sessionPaymentMethods, sessionView } from "./checkout.service";
+import { completeCheckout } from "./checkout-complete.service";
+import { createCheckoutSession, sessionPaymentMethods, sessionView } from "./checkout.service";
+import { createEmbedSession, sessionEmbedToken } from "./checkout-embed.service";
 
 export function checkoutRouter() {
   const r = Router();

@@ -6,7 +6,9 @@ import { compact } from "../carts/carts.schema";
 import { PaymentMethodEnum, PaymentStatusEnum } from "../payments/payments.schema";
 import { type OneTimeSecret, revealed } from "../shared/secrets";
 import { liveItem } from "../events/events.service";
-import { completeCheckout, createCheckoutSession, type METHODS, createEmbedSession, getCheckoutSession, sessionEmbedToken, sessionPaymentMethods, sessionView, subscribeSessionUpdates } from "./checkout.service";
+import { completeCheckout } from "./checkout-complete.service";
+import { createCheckoutSession, type METHODS, getCheckoutSession, sessionPaymentMethods, sessionView, subscribeSessionUpdates } from "./checkout.service";
+import { createEmbedSession, sessionEmbedToken } from "./checkout-embed.service";
 import { RecurringInput } from "../subscriptions/subscriptions.schema";
 
 type SessionV = ReturnType<typeof sessionView>;

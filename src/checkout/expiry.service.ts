@@ -2,7 +2,7 @@
 // the application's recovery URL). One transaction per session so a failure never blocks the rest.
 import { recordEvent, tenantOf } from "../events/events.service";
 import { type Ctx, withTx } from "../shared/context";
-import { STALE_CLAIM_MS } from "./checkout.service";
+import { STALE_CLAIM_MS } from "./order-placement";
 
 export function recoveryUrl(template: unknown, cartId: string): string | null {
   return typeof template === "string" && template.includes("{cartId}") ? template.replaceAll("{cartId}", encodeURIComponent(cartId)) : null;

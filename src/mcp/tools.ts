@@ -11,7 +11,8 @@ import { createDraftOrder, createOrderInput, updateOrder, updateOrderInput } fro
 import { readOrder } from "../orders/order-ops.common";
 import { getOrder, listOrders, orderFilters, orderView } from "../orders/orders.service";
 import { quoteListFilters, createQuoteInput, updateQuoteInput } from "../quotes/quotes.inputs";
-import { createQuote, getQuote, listQuotes, updateQuote } from "../quotes/quotes.service";
+import { createQuote, updateQuote } from "../quotes/quotes.service";
+import { getQuote, listQuotes } from "../quotes/quote-read.service";
 import type { Ctx } from "../shared/context";
 import { pageQuery } from "../shared/pagination";
 

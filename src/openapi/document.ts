@@ -5,7 +5,9 @@ import { OpenApiGeneratorV31, OpenAPIRegistry } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import { addItemInput, updateItemInput } from "../carts/cart-items.service";
 import { createCartInput, replaceTaxLinesInput, selectShippingInput, updateCartInput } from "../carts/carts.service";
-import { completeInput, createSessionInput, embedTokenInput } from "../checkout/checkout.service";
+import { completeInput } from "../checkout/checkout-complete.service";
+import { createSessionInput } from "../checkout/checkout.service";
+import { embedTokenInput } from "../checkout/checkout-embed.service";
 import { createCustomerInput } from "../customers/customers.service";
 import { applyDiscountInput, createDiscountInput, discountListQuery, updateDiscountInput } from "../discounts/discounts.service";
 import { eventFilters } from "../events/events.service";

@@ -20,7 +20,9 @@ import { nextQuoteStatus, moveQuote, type QuoteActor } from "./quote.machine";
 import { MAX_QUOTE_ITEMS } from "./quotes.inputs";
 import { queueQuoteEmails } from "./quote-emails";
 import { type AcceptedLine, acceptedItems } from "./quote-accepted";
-import { actorOf, buyerBaseUrl, collectOf, findQuote, quoteNotFound, quoteView, writeTenant, openShareToken, type QuoteFull, quoteEventData, revisionTotals, type RevisionFull, type TenantIds } from "./quotes.service";
+import { actorOf } from "./quote-revisions.service";
+import { buyerBaseUrl, collectOf, quoteView, openShareToken, quoteEventData, revisionTotals } from "./quote.view";
+import { findQuote, quoteNotFound, writeTenant, type QuoteFull, type RevisionFull, type TenantIds } from "./quote-read.service";
 
 export const itemSelectionInput = z.strictObject({
   itemId: z.string().min(1).max(100),

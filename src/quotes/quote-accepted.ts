@@ -1,7 +1,7 @@
 // What the buyer accepted (quotes.md accept rule 3): the accepted revision's lines with the buyer's selection and
 // quantities. Once a quote is accepted every buyer surface (the link read, the page, the accepted emails, the stamped
 // PDF) shows these lines and their totals, the ones the checkout and the order carry, not the issued offer.
-import type { QuoteFull, RevisionFull } from "./quotes.service";
+import type { QuoteFull, RevisionFull } from "./quote-read.service";
 
 export interface AcceptedLine {
   itemId: string;

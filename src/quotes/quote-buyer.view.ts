@@ -7,7 +7,8 @@ import { invoiceDownloadUrl } from "../payments/invoice-issue";
 import { orderDisplayNumber } from "../orders/order-number";
 import { asAccepted } from "./quote-accepted";
 import { frozenParties } from "./quote-parties";
-import { acceptanceView, buyerBaseUrl, itemView, type QuoteFull, revisionTotals, type RevisionFull } from "./quotes.service";
+import { acceptanceView, buyerBaseUrl, itemView, revisionTotals } from "./quote.view";
+import { type QuoteFull, type RevisionFull } from "./quote-read.service";
 
 type Item = RevisionFull["items"][number];
 

@@ -8,7 +8,8 @@ import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";
 import { acceptedItemsText, asAccepted } from "./quote-accepted";
 import { taxLabel } from "./quote-tax";
-import { buyerBaseUrl, depositAmountOf, itemTotal, openShareToken, type QuoteFull, type RevisionFull, revisionTotals } from "./quotes.service";
+import { buyerBaseUrl, depositAmountOf, itemTotal, openShareToken, revisionTotals } from "./quote.view";
+import { type QuoteFull, type RevisionFull } from "./quote-read.service";
 
 export function formatDayOrUndefined(d: Date | null): string | undefined {
   return d ? formatDay(d) : undefined;

@@ -7,7 +7,8 @@ import { recordEvent, tenantOf } from "../events/events.service";
 import { type Ctx, type Deps, makeCtx, withTx } from "../shared/context";
 import { moveQuote } from "./quote.machine";
 import { queueQuoteEmails } from "./quote-emails";
-import { findQuote, lockQuote, quoteEventData } from "./quotes.service";
+import { findQuote, lockQuote } from "./quote-read.service";
+import { quoteEventData } from "./quote.view";
 
 const H = 3600 * 1000;
 export const REP_WARNING_MS = 48 * H;

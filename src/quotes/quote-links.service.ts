@@ -14,7 +14,8 @@ import { buyerOrderFacts, buyerQuoteSummary, buyerQuoteView, type BuyerQuoteView
 import { queueQuoteEmails } from "./quote-emails";
 import { moveQuote } from "./quote.machine";
 import { quotePdfUrl } from "./quote-pdf.service";
-import { findQuote, findQuoteByShareToken, lockQuote, type QuoteFull, quoteEventData } from "./quotes.service";
+import { findQuote, findQuoteByShareToken, lockQuote, type QuoteFull } from "./quote-read.service";
+import { quoteEventData } from "./quote.view";
 
 /** quote.viewed (and the expired-link notification) at most once per revision per this long. */
 export const VIEW_EVENT_INTERVAL_MS = 6 * 3600 * 1000;

@@ -10,8 +10,8 @@ import { blockRow, box, brandColorOf, header, linesTable, metaTable, partyBlock,
 import { acceptedItems, type AcceptedLine } from "./quote-accepted";
 import type { QuoteParties } from "./quote-parties";
 import { taxLabel } from "./quote-tax";
-import type { QuoteFull, RevisionFull } from "./quotes.service";
-import { itemTotal, revisionTotals } from "./quotes.service";
+import type { QuoteFull, RevisionFull } from "./quote-read.service";
+import { itemTotal, revisionTotals } from "./quote.view";
 
 export interface Stamp {
   name: string;

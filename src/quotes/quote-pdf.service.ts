@@ -10,7 +10,7 @@ import { type Storage, storageFor } from "../shared/storage";
 import type { AcceptedLine } from "./quote-accepted";
 import { currentParties, frozenParties, type QuoteParties } from "./quote-parties";
 import { quoteDocument, type Stamp } from "./quote-pdf-document";
-import type { QuoteFull, RevisionFull } from "./quotes.service";
+import type { QuoteFull, RevisionFull } from "./quote-read.service";
 
 export { quoteDocument, type Stamp } from "./quote-pdf-document";
 

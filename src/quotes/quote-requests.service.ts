@@ -14,7 +14,10 @@ import { keyset, parsePage, toPage } from "../shared/pagination";
 import { reportLimit } from "../shared/context";
 import { type OneTimeSecret, revealOnce } from "../shared/secrets";
 import { queueQuoteEmails } from "./quote-emails";
-import { actorOf, buyerBaseUrl, EMPTY_REVISION, findQuote, insertQuote, quoteEventData, quoteView, writeTenant, readTenant, type TenantIds } from "./quotes.service";
+import { actorOf, EMPTY_REVISION } from "./quote-revisions.service";
+import { buyerBaseUrl, quoteEventData, quoteView } from "./quote.view";
+import { findQuote, writeTenant, readTenant, type TenantIds } from "./quote-read.service";
+import { insertQuote } from "./quotes.service";
 import { clearable, type LineItemInput, MAX_QUOTE_ITEMS, text } from "./quotes.inputs";
 import { isUuid } from "../shared/ids";
 

@@ -5,7 +5,9 @@ import { ctxOf, ok, okPage } from "../rest/http";
 import { acceptQuote } from "./quote-accept.service";
 import { acceptQuoteLink, addBuyerComment, buyerDecline, getQuoteLink, quoteLinkPdfUrl, requestRevision, viewQuoteLink } from "./quote-links.service";
 import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
-import { addComment, createQuote, createRevision, getQuote, issueQuote, listQuotes, rotateLink, updateQuote, updateRevision } from "./quotes.service";
+import { addComment, createQuote, issueQuote, rotateLink, updateQuote } from "./quotes.service";
+import { createRevision, updateRevision } from "./quote-revisions.service";
+import { getQuote, listQuotes } from "./quote-read.service";
 
 export function quotesRouter() {
   const r = Router();

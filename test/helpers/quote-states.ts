@@ -3,7 +3,7 @@
 // declined by the buyer and by the merchant (with reasons), requested, accepted with the deposit unpaid, converted on
 // net terms (order and invoice numbers) and converted on deposit terms (deposit paid, balance due). Payments go
 // through POST /checkout-sessions/{id}/complete with the test processor, never through the checkout page.
-import { termsHash } from "../../src/checkout/checkout.service";
+import { termsHash } from "../../src/checkout/checkout-complete.service";
 import type { BootstrapResult } from "../../src/platform/bootstrap.service";
 import { FixedClock } from "../../src/shared/clock";
 import { startTestApp, type TestApp } from "./app";

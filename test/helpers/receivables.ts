@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { termsHash } from "../../src/checkout/checkout.service";
+import { termsHash } from "../../src/checkout/checkout-complete.service";
 import type { client } from "./http";
 
 type Api = ReturnType<typeof client>;
