@@ -7,7 +7,7 @@ import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/
 import { findCustomer } from "../customers/customers.service";
 import { principalEventTenant, recordEvent } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
-import { cancelSubscriptionNow } from "../subscriptions/subscriptions.service";
+import { cancelSubscriptionNow } from "../subscriptions/subscription-changes.service";
 import { processorFor } from "../payments/processor";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
