@@ -2,7 +2,8 @@
 import { Router } from "express";
 import { ctxOf, ok, send } from "../rest/http";
 import { addLineItem, removeLineItem, updateLineItem } from "./cart-items.service";
-import { cartView, clearShipping, createCart, getCart, lineItemView, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
+import { cartView, lineItemView } from "./cart.view";
+import { clearShipping, createCart, getCart, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
 
 export function cartsRouter() {
   const r = Router();

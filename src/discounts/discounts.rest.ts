@@ -1,6 +1,6 @@
 // /api/v1 discount routes and the cart's promotion code. Thin: parse, call, respond.
 import { Router } from "express";
-import { cartView } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { applyCartDiscount, createDiscount, discountView, getDiscount, listDiscounts, removeCartDiscount, updateDiscount } from "./discounts.service";
 

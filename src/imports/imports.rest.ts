@@ -1,7 +1,8 @@
 import { type Request, type Response, Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import type { Deps } from "../shared/context";
-import { commitImport, createImport, getImport, getImportErrors, inspectImport, receiveUpload, saveImportMapping, undoImport, validateImport } from "./imports.service";
+import { commitImport, getImportErrors, undoImport, validateImport } from "./import-passes.service";
+import { createImport, getImport, inspectImport, receiveUpload, saveImportMapping } from "./imports.service";
 
 export function importsRouter() {
   const r = Router();

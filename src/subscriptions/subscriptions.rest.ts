@@ -1,16 +1,8 @@
 import { Router } from "express";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { renewSubscriptionNow } from "./renewals.service";
-import {
-  changeSubscriptionPlan,
-  changeSubscriptionQuantity,
-  clearPendingChange,
-  getSubscription,
-  listSubscriptions,
-  resumeSubscription,
-  trialEligibility,
-  updateSubscription,
-} from "./subscriptions.service";
+import { changeSubscriptionPlan, changeSubscriptionQuantity, clearPendingChange, resumeSubscription, updateSubscription } from "./subscription-changes.service";
+import { getSubscription, listSubscriptions, trialEligibility } from "./subscriptions.service";
 
 export function subscriptionsRouter() {
   const r = Router();
