@@ -16,7 +16,6 @@ import { oauthProviderMiddleware } from "./oauth/provider";
 import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
-import { graphqlFastPath } from "./graphql/fast-path";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
@@ -58,7 +57,6 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       next();
     },
     rejectMalformedGraphqlJson,
-    graphqlFastPath(yoga, deps, config.GRAPHQL_PREPARED),
     yoga,
     (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       const de = toDomainError(err);
@@ -195,7 +193,7 @@ function rejectMalformedGraphqlJson(req: express.Request, res: express.Response,
     }
   } else if (req.method === "POST" && Buffer.isBuffer(req.body) && /\bjson\b/i.test(req.get("content-type") ?? "")) {
     try {
-      res.locals.graphqlBody = JSON.parse(req.body.toString("utf8"));
+      JSON.parse(req.body.toString("utf8"));
     } catch {
       return refuse("The request body");
     }
