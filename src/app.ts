@@ -19,7 +19,7 @@ import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
-import { API_PREFIX, apiRouters, firstSegmentDispatch } from "./rest/routes";
+import { API_PREFIX, mountApiRouters } from "./rest/routes";
 import { openapiRouter } from "./openapi/openapi.rest";
 import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
@@ -89,7 +89,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(authMiddleware(deps));
   api.use(narrowExtensionSessionCors);
   api.use(idempotency);
-  api.use(firstSegmentDispatch(apiRouters()));
+  mountApiRouters(api);
   api.use(notFoundHandler);
   // The routes under /api/v1 that the API router must not see: the OpenAPI document and its docs (no credential),
   // and the signed import upload, which carries the raw file (no JSON, no API key), streamed to storage.

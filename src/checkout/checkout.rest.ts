@@ -1,9 +1,9 @@
-import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import { completeCheckout, createCheckoutSession, createEmbedSession, sessionEmbedToken, sessionPaymentMethods, sessionView } from "./checkout.service";
+import { apiRouter } from "../rest/api-router";
 
 export function checkoutRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/checkout/sessions", async (req, res) => {
     const ctx = ctxOf(req);
     await ok(res, sessionView(await createCheckoutSession(ctx, req.body), ctx.deps.config.CHECKOUT_URL), 201);

@@ -1,14 +1,14 @@
 // /api/v1 quote routes, merchant side (quotes.md part 4, decisions.md part 3). Thin: parse, call, respond.
-import { Router } from "express";
 import { listNotifications, markNotificationRead } from "../notifications/notifications.service";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { acceptQuote } from "./quote-accept.service";
 import { acceptQuoteLink, addBuyerComment, buyerDecline, getQuoteLink, quoteLinkPdfUrl, requestRevision, viewQuoteLink } from "./quote-links.service";
 import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
 import { addComment, createQuote, createRevision, getQuote, issueQuote, listQuotes, rotateLink, updateQuote, updateRevision } from "./quotes.service";
+import { apiRouter } from "../rest/api-router";
 
 export function quotesRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/quotes", async (req, res) => ok(res, await createQuote(ctxOf(req), req.body), 201));
   r.get("/quotes", async (req, res) => okPage(res, await listQuotes(ctxOf(req), req.query), (q) => q));
   r.get("/quotes/:id", async (req, res) => ok(res, await getQuote(ctxOf(req), req.params.id)));
