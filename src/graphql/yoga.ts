@@ -115,7 +115,8 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       idempotentMutations(),
       {
         onResponse({ request, response }: { request: Request; response: Response }) {
-          const state = limitByRequest.get(request)?.rate?.state;
+          // a 429 carries the refusing bucket's RateLimit-* and Retry-After (from the error): those stand
+          const state = response.status === 429 ? null : limitByRequest.get(request)?.rate?.state;
           if (state) for (const [k, v] of Object.entries(limitHeaders(state))) response.headers.set(k, v);
         },
       },
