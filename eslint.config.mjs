@@ -11,6 +11,11 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-require-imports": "off",
       "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read settings through src/config.ts" }],
+      // hand-written SQL lists its columns: a named statement returning `*` breaks when a migration adds a column (src/db/prepared.ts)
+      "no-restricted-syntax": [
+        "error",
+        { selector: "CallExpression[callee.property.name=/^(selectAll|returningAll)$/]", message: "List the columns (src/db/prepared.ts: no `*` in a named statement)" },
+      ],
     },
   },
   { files: ["src/config.ts", "src/cli/**", "scripts/**", "test/**", "bench/**", "prisma.config.ts", "prisma/diff.config.ts", "codegen.ts", "jest.config.js"], rules: { "no-restricted-properties": "off" } },

@@ -10,8 +10,7 @@
 // Knobs: BENCH_ITERATIONS (default 200, per timed phase), BENCH_WARMUP (20), BENCH_LOG_SQL=0 to skip the statement log,
 //        BENCH_ROUNDS (3) and BENCH_ROUND_ITERATIONS (60): after both have run, ours and bare alternate in short phases
 //        (ours, bare, bare, ours per round) and the median ratio is printed (BENCH_ROUNDS=0 skips it),
-//        BENCH_RATE_LIMITS=off to run without the rate limiter, BENCH_RAW_LANE=0 to send raw statements through Prisma's
-//        client (as before src/db/lane.ts), BENCH_PRINCIPAL_CACHE=off to look every API key up
+//        BENCH_RATE_LIMITS=off to run without the rate limiter, BENCH_PRINCIPAL_CACHE=off to look every API key up
 //        (the default is the principal cache, as `npm start` runs).
 // Phases: warm-up (BENCH_WARMUP sequential, then BENCH_WARMUP_CONCURRENT (100) 20-way); (1) sequential: ITERATIONS scenarios one after another; (2) 20 workers, ITERATIONS/20 each;
 // (3) PostgreSQL only: 20 more sequential scenarios with the SQL statement counter read around every request.
@@ -312,7 +311,7 @@ async function main() {
   console.log(`machine: ${cpus.length} cores (${cpus[0]?.model}), ${Math.round(os.totalmem() / 2 ** 30)} GB, node ${process.version}, ${os.type()} ${os.release()}`);
   console.log(`database: ${db.kind === "pg" ? `PostgreSQL ${serverVersion} (pool max 20)` : serverVersion}; load average 1 min at start ${fmt(load0[0], 2)}, after the timed phases ${fmt(load1[0], 2)}`);
   console.log(`code: ${codeVersion()}`);
-  console.log(`API keys: ${deps.principals ? `principal cache (hits ${deps.principals.hits}, misses ${deps.principals.misses})` : "looked up on every request (BENCH_PRINCIPAL_CACHE=off)"}; rate limiter ${config.RATE_LIMITS}; raw statements ${deps.lane ? "through the lane (src/db/lane.ts)" : "through Prisma's client"}`);
+  console.log(`API keys: ${deps.principals ? `principal cache (hits ${deps.principals.hits}, misses ${deps.principals.misses})` : "looked up on every request (BENCH_PRINCIPAL_CACHE=off)"}; rate limiter ${config.RATE_LIMITS}`);
   console.log(`scenario: POST /carts, 3 x POST /carts/{id}/items, POST /checkout/sessions, POST /checkout-sessions/{id}/complete (card, tok_visa); warm-up ${WARMUP} sequential and ${WARMUP_CONCURRENT} ${WORKERS}-way, ${ITERATIONS} per phase`);
   console.log("");
   console.log("| phase | checkouts | wall s | orders/s | scenario p50 ms | scenario p99 ms | complete p50 ms | complete p99 ms |");
@@ -354,7 +353,6 @@ async function main() {
     console.log("are the same as on PostgreSQL; take the counts from a PostgreSQL run.");
   }
   console.log("");
-  if (deps.lane) console.log(`sqlOnly transactions on the lane: ${deps.lane.stats.transactions}, of which ${deps.lane.stats.fellBack} ran again in Prisma's (a first customer: the warm-up's first scenario)`);
   console.log(`orders in the database: ${orders} (scenarios run: ${planned}: warm-up ${warm.planned + warmConc.planned}, sequential ${seq.planned}, concurrent ${conc.planned}, counting ${countPlanned})`);
   if (problems.length) {
     console.warn("");

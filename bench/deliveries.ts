@@ -26,7 +26,7 @@ async function main() {
   const config = loadConfig({ LOG_LEVEL: "error" });
   const hub = new EventHub();
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
-  const deps: Deps = { prisma: db.prisma, lane: db.lane, dbKind: db.kind, clock: systemClock, config, hub, limits };
+  const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock: systemClock, config, hub, limits };
 
   const arrivals = new Map<string, number>();
   const receiver = http.createServer((req, res) => {

@@ -26,7 +26,7 @@ async function main() {
   const config = loadConfig({ LOG_LEVEL: "error", DATABASE_URL: bench.created?.url ?? "", SMTP_URL: "" });
   const hub = new EventHub();
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db));
-  const deps: Deps = { prisma: db.prisma, lane: db.lane, dbKind: db.kind, clock: systemClock, config, hub, limits };
+  const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock: systemClock, config, hub, limits };
   const w = await ensureWorkspace(makeCtx(deps), { slug: "bench-mail", name: "Bench mail", ownerEmail: "owner@bench-mail.test", appSlug: "store", appName: "Bench Store", live: true });
   const tenant = { applicationId: w.app.id, environmentId: w.sandbox.id };
   const mail = new MailDispatcher(deps).start();

@@ -103,8 +103,7 @@ export async function openBenchDb(opts: BenchDbOptions = {}): Promise<BenchDb> {
   const embedded = opts.embedded ?? Boolean(process.env.BENCH_EMBEDDED);
   const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
   // Open without migrating so the counter is on the pool before its first connection; then migrate.
-  // BENCH_RAW_LANE=0: raw statements through Prisma's client, as before the lane (src/db/lane.ts)
-  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: opts.poolMax ?? 20, migrate: embedded, rawLane: process.env.BENCH_RAW_LANE !== "0" });
+  const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: opts.poolMax ?? 20, migrate: embedded });
   if (db.pool) {
     if (opts.onStatement) countStatements(db.pool, opts.onStatement);
     await applyMigrations(pgDriver(db.pool));
@@ -149,7 +148,7 @@ interface BenchAppOptions {
 export async function startBenchApp(bench: BenchDb, env: Record<string, string> = {}, opts: BenchAppOptions = {}): Promise<BenchApp> {
   const { db, created } = bench;
   const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "", ...env });
-  const deps: Deps = { prisma: db.prisma, lane: db.lane, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
+  const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
   await opts.beforeBuild?.(deps);
   const app = buildApp(deps, db);
   await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));

@@ -35,7 +35,7 @@ async function main() {
   });
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
-  const deps: Deps = { prisma: db.prisma, lane: db.lane, dbKind: db.kind, clock: systemClock, config, hub, limits };
+  const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock: systemClock, config, hub, limits };
   const app = buildApp(deps, db);
   await new Promise<void>((r) => app.server.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/whoami`;

@@ -4,15 +4,14 @@
 // Knobs: BENCH_STATEMENTS (default 5000 per variant), BENCH_ROUNDS (2; the first warms the plan cache and the JIT, and
 // every round is printed).
 // Variants, each reading one Workspace row by primary key, awaited one after another on the same pool:
-//   prisma findUnique, prisma $queryRaw (Prisma's client alone: openDb's rawLane off), the same $queryRaw through the
-//   raw-statement lane (src/db/lane.ts, what services use on PostgreSQL), pg pool.query, and the first three inside
-//   transactions of ten reads each, opened by withTx as services do (the per-statement figure then includes a tenth of
-//   BEGIN and COMMIT); then a transaction of one read, through withTx with and without the lane, through withTx's
-//   sqlOnly (a lane transaction, no Prisma transaction), and on a pg client (figures per transaction).
+//   prisma findUnique, prisma $queryRaw, Kysely on the pool (src/db/sql.ts, what services use outside a
+//   transaction), pg pool.query, and inside transactions of ten reads each, opened by withTx as services do (the
+//   per-statement figure then includes a tenth of BEGIN and COMMIT): findUnique, Kysely through Prisma's transaction,
+//   Kysely in withSqlTx; then a transaction of one read: withTx, withSqlTx (Kysely's transaction, no Prisma
+//   transaction), and on a pg client (figures per transaction).
 // CPU is this process's user + system time (process.cpuUsage) divided by the statements sent; PostgreSQL's own CPU
 // is not in it. Wall time is per statement, one at a time.
-import { openDb } from "../src/db/client";
-import { type Ctx, withTx } from "../src/shared/context";
+import { type Ctx, withSqlTx, withTx } from "../src/shared/context";
 import { closeBenchDb, openBenchDb } from "./harness";
 
 const STATEMENTS = Number(process.env.BENCH_STATEMENTS ?? 5000);
@@ -21,14 +20,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 async function main() {
   const bench = await openBenchDb({ embedded: false, poolMax: 4 });
   const { db } = bench;
-  if (!db.lane) throw new Error("the lane is off (BENCH_RAW_LANE=0): this bench compares it with Prisma's client");
-  // the same database through Prisma's client alone, as before the lane
-  const plain = await openDb({ url: bench.created!.url, poolMax: 4, migrate: false, rawLane: false });
-  const p = plain.prisma;
-  const laned = db.prisma;
+  const p = db.prisma;
   const { id } = await p.workspace.create({ data: { name: "Bench", slug: "bench" } });
-  const ctxOf = (d: typeof db) => ({ deps: { prisma: d.prisma, lane: d.lane } }) as unknown as Ctx;
-  const [plainCtx, laneCtx] = [ctxOf(plain), ctxOf(db)];
+  const ctx = { deps: { prisma: db.prisma, sql: db.sql }, db: db.prisma, sql: db.sql } as unknown as Ctx;
+  const read = (c: Ctx) => c.sql.selectFrom("Workspace").select(["id", "name"]).where("id", "=", id).execute();
 
   const cpuMs = () => {
     const u = process.cpuUsage();
@@ -41,36 +36,33 @@ async function main() {
     ["prisma $queryRaw", async () => {
       for (let i = 0; i < STATEMENTS; i++) await p.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
     }],
-    ["lane $queryRaw", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await laned.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
+    ["Kysely on the pool", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await read(ctx);
     }],
     ["pg pool.query", async () => {
       for (let i = 0; i < STATEMENTS; i++) await db.pool!.query({ name: "bench_ws", text: `SELECT id, name FROM "Workspace" WHERE id = $1::uuid`, values: [id] });
     }],
     ["prisma findUnique, 10 per withTx", async () => {
-      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(laneCtx, async (tx) => {
+      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(ctx, async (tx) => {
         for (let j = 0; j < 10; j++) await tx.db.workspace.findUnique({ where: { id } });
       });
     }],
-    ["prisma $queryRaw, 10 per withTx", async () => {
-      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(plainCtx, async (tx) => {
-        for (let j = 0; j < 10; j++) await tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
+    ["Kysely, 10 per withTx (through Prisma's transaction)", async () => {
+      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(ctx, async (tx) => {
+        for (let j = 0; j < 10; j++) await read(tx);
       });
     }],
-    ["lane $queryRaw, 10 per withTx", async () => {
-      for (let i = 0; i < STATEMENTS / 10; i++) await withTx(laneCtx, async (tx) => {
-        for (let j = 0; j < 10; j++) await tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`;
+    ["Kysely, 10 per withSqlTx (Kysely's transaction)", async () => {
+      for (let i = 0; i < STATEMENTS / 10; i++) await withSqlTx(ctx, async (tx) => {
+        for (let j = 0; j < 10; j++) await read(tx);
       });
     }],
     // One read per transaction: the per-"read" figure is then the whole transaction (BEGIN, the read, COMMIT).
-    ["withTx of 1 $queryRaw, Prisma's client (per transaction)", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await withTx(plainCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`);
+    ["withTx of 1 Kysely read (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await withTx(ctx, read);
     }],
-    ["withTx of 1 $queryRaw, lane (per transaction)", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await withTx(laneCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`);
-    }],
-    ["withTx sqlOnly of 1 $queryRaw, a lane transaction (per transaction)", async () => {
-      for (let i = 0; i < STATEMENTS; i++) await withTx(laneCtx, (tx) => tx.db.$queryRaw`SELECT id, name FROM "Workspace" WHERE id = ${id}::uuid`, { sqlOnly: true });
+    ["withSqlTx of 1 Kysely read (per transaction)", async () => {
+      for (let i = 0; i < STATEMENTS; i++) await withSqlTx(ctx, read);
     }],
     ["pg BEGIN, 1 query, COMMIT on one client (per transaction)", async () => {
       for (let i = 0; i < STATEMENTS; i++) {
@@ -100,7 +92,6 @@ async function main() {
     }
   }
 
-  await plain.close();
   await closeBenchDb(bench);
 }
 

@@ -25,7 +25,7 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
   });
   const hub = new EventHub({ redisUrl: config.REDIS_URL });
   const limits = new RateLimits(limitSpecs(config), storeFor(config, db, config.RATE_LIMIT_NAMESPACE));
-  const deps: Deps = { prisma: db.prisma, lane: db.lane, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub, limits };
+  const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock: opts.clock ?? systemClock, config, hub, limits };
   // The API server keeps key principals in memory; CLIs and job workers do not authenticate requests.
   if (opts.principalCache && config.PRINCIPAL_CACHE_TTL_MS > 0) {
     deps.principals = new PrincipalCache(config.PRINCIPAL_CACHE_TTL_MS, db.kind === "pg" ? config.DATABASE_URL : undefined);

@@ -199,10 +199,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       }
       await recordEvent(tx, tenant, "payment.pending", { paymentId: payment!.id, orderId, amount: payment!.amount, currency: payment!.currency, method: rowMethod });
       return { orderId, payment: payment!, connector, customerId: customer?.id ?? null };
-      // Raw statements only on the common path (claim, order, events). A quote or a promotion code needs model
-      // queries, known now: Prisma's transaction at once. A first customer or a retried session is known only after
-      // the claim: those run again in Prisma's.
-    }, { sqlOnly: !s0.quoteId && !cart.appliedDiscount });
+    });
     claimed = true;
 
     // 2. Money: the processor for cards (outside any transaction); the invoice for Net-N.
@@ -232,8 +229,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         }
         if (p.status === "failed") await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
         return p;
-        // raw statements only for a card charged without a deposit or a subscription (a decline writes through Prisma)
-      }, { sqlOnly: plain });
+      });
       if (settled.status === "failed") {
         await countDecline(ctx, s0.id);
         throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId, paymentId: settled.id });

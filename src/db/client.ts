@@ -4,11 +4,12 @@ import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import lockfile from "proper-lockfile";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { Pool } from "pg";
+import { Pool, types as pgDefaultTypes } from "pg";
 import { PrismaClient } from "../generated/prisma/client";
 import { applyMigrations, migrationNames, pgDriver, pgliteDriver } from "./migrate";
-import { SqlLane, withRawLane } from "./lane";
-import { closeConnectionsWithStalePlans, StatementNames } from "./prepared";
+import { StatementNames } from "./prepared";
+import { type Sql, sqlOnPg, sqlOnPglite } from "./sql";
+import { pgTypes } from "./sql-values";
 
 export type { PrismaClient };
 
@@ -17,8 +18,8 @@ export interface Db {
   kind: "pg" | "pglite";
   pglite?: PGlite;
   pool?: Pool;
-  /** PostgreSQL only (unless turned off): the raw-statement lane that `prisma` and withTx's transactions send raw statements through (src/db/lane.ts) */
-  lane?: SqlLane;
+  /** hand-written SQL (Kysely) on the same connections (src/db/sql.ts) */
+  sql: Sql;
   /** true once every migration in prisma/migrations is applied */
   migrationsApplied(): Promise<boolean>;
   ping(): Promise<void>;
@@ -35,8 +36,6 @@ export interface OpenDbOptions {
   poolMax?: number;
   /** PostgreSQL only: statement texts sent as named (prepared) statements (0 = none; default 100); src/db/prepared.ts */
   preparedStatements?: number;
-  /** PostgreSQL only: raw statements skip Prisma's client and go straight to its adapter (default true); src/db/lane.ts */
-  rawLane?: boolean;
   /** Prisma's query-plan cache (LRU entries; 0 = off; default 1000, Prisma's own default) */
   planCacheSize?: number;
   /**
@@ -78,27 +77,20 @@ const ERROR_FORMAT = "minimal";
 /** DATABASE_URL set -> PostgreSQL through pg; unset -> PGlite in a data folder. One code path above this. */
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
   if (opts.url) {
-    const pool = new Pool({ connectionString: opts.url, max: opts.poolMax ?? 10 });
+    // Kysely's statements use the pool's parsers (sql-values.ts); Prisma's adapter passes its own with each query
+    const pool = new Pool({ connectionString: opts.url, max: opts.poolMax ?? 10, types: pgTypes(pgDefaultTypes) });
     pool.on("error", (e) => console.error("[db] idle client error", e.message));
     const named = opts.preparedStatements ?? 100;
-    // before the first connection (the migrations'), which the pool then keeps and hands out like any other
-    if (named > 0) closeConnectionsWithStalePlans(pool);
     const driver = pgDriver(pool);
     if (opts.migrate !== false) await applyMigrations(driver);
     const pgAdapter = new PrismaPg(pool, named > 0 ? { statementNameGenerator: new StatementNames(named).name } : undefined);
-    const laned = opts.rawLane === false ? null : SqlLane.wrap(pgAdapter);
-    const client = new PrismaClient({ adapter: laned?.factory ?? pgAdapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
-    let lane: SqlLane | undefined;
-    if (laned) {
-      await client.$connect(); // Prisma connects its adapter here, and the lane shares it
-      lane = await laned.lane;
-    }
-    const prisma = lane ? withRawLane(client, lane) : client;
+    const prisma = new PrismaClient({ adapter: pgAdapter, queryPlanCacheMaxSize: opts.planCacheSize ?? 1000, errorFormat: ERROR_FORMAT });
+    const sql = sqlOnPg(pool, named > 0 ? new StatementNames(named, "k_") : null);
     return {
       prisma,
       kind: "pg",
       pool,
-      lane,
+      sql,
       migrationsApplied: () => pendingMigrations((sql) => pool.query(sql).then((r) => r.rows)).then((p) => p === 0),
       ping: async () => void (await pool.query("SELECT 1")),
       close: async () => {
@@ -128,6 +120,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
     prisma,
     kind: "pglite",
     pglite,
+    sql: sqlOnPglite(pglite),
     migrationsApplied: () => pendingMigrations((sql) => pglite.query<any>(sql).then((r) => r.rows)).then((p) => p === 0),
     ping: async () => void (await pglite.query("SELECT 1")),
     close: async () => {

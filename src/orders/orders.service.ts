@@ -217,7 +217,7 @@ export async function orderStatusHistory(ctx: Ctx, id: string) {
 export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor, facts?: OrderPaymentFacts | null) {
   // The order, what its payments add up to and whether a line ships: read by the statement that moved the payment
   // (`facts`, payment.machine.ts movePaymentReadingOrder), or here in one raw statement (so that a checkout's capture
-  // runs on the raw-statement lane: withTx's sqlOnly, shared/context.ts).
+  // runs in Kysely's transaction).
   const o = facts ?? (await ctx.db.$queryRaw<{ facts: OrderPaymentFacts | null }[]>`SELECT ${orderPaymentFactsJson(Prisma.sql`${orderId}::uuid`)} AS facts`)[0].facts;
   if (!o || o.id !== orderId) throw new Error(`syncOrderAfterPayment: no order ${orderId}`);
   const tenant = await tenantOf(ctx, o);

@@ -10,7 +10,8 @@ import type { Resolver } from "../webhooks/url-policy";
 import type { PrincipalCache } from "../platform/principal-cache";
 import type { WalletSession } from "../wallet/pm-tokens.service";
 import type { DomainError } from "./errors";
-import { type SqlLane, SqlOnlyError, sqlOnlyHandle, withRawLane } from "../db/lane";
+import type { Sql } from "../db/sql";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
 
 export type Tx = Prisma.TransactionClient;
 export type DbHandle = PrismaClient | Tx;
@@ -18,8 +19,8 @@ export type DbHandle = PrismaClient | Tx;
 /** Long-lived process dependencies, built once by main.ts or a test. */
 export interface Deps {
   prisma: PrismaClient;
-  /** PostgreSQL: the raw-statement lane beside Prisma (db/lane.ts); `prisma` already sends its raw statements through it */
-  lane?: SqlLane;
+  /** hand-written SQL (Kysely) on the same connections as `prisma` (db/sql.ts) */
+  sql: Sql;
   dbKind: "pg" | "pglite";
   clock: Clock;
   config: Config;
@@ -37,8 +38,10 @@ export interface Deps {
 
 export interface Ctx {
   deps: Deps;
-  /** the client or the open transaction */
+  /** Prisma: the client or the open transaction */
   db: DbHandle;
+  /** Kysely: bound to the same connection as `db` (the root, Prisma's open transaction, or withSqlTx's transaction) */
+  sql: Sql;
   clock: Clock;
   principal: Principal | null;
   /**
@@ -61,8 +64,6 @@ export interface Ctx {
   rate?: { state?: LimitState | null };
   /** set inside withTx: callbacks that run once the transaction commits */
   afterCommit?: (() => void | Promise<void>)[];
-  /** set inside withTx: values read once per transaction (e.g. a tenant's webhook endpoints) */
-  txMemo?: Map<string, Promise<unknown>>;
   /** emails queued in this transaction, written at commit (mail/mail.service.ts) */
   pendingEmails?: unknown[];
   /** set inside withTx: the events recorded by this transaction, written in one statement before it commits */
@@ -91,7 +92,7 @@ export interface PendingEvent {
 }
 
 export function makeCtx(deps: Deps, principal: Principal | null = null, ip?: string): Ctx {
-  return { deps, db: deps.prisma, clock: deps.clock, principal, ip, rate: {} };
+  return { deps, db: deps.prisma, sql: deps.sql, clock: deps.clock, principal, ip, rate: {} };
 }
 
 /** Keeps the tighter of two bucket states for the RateLimit-* headers. */
@@ -105,61 +106,61 @@ const RETRYABLE = new Set(["40001", "40P01"]); // serialization failure, deadloc
 const MAX_ATTEMPTS = 4;
 
 /**
- * One transaction per command, retried on serialization failures and deadlocks. Nested calls join the
- * outer transaction. afterCommit callbacks run only after a successful commit. On PostgreSQL the transaction's raw
- * statements go to its connection through the lane (db/lane.ts), beside Prisma's model queries.
- *
- * `sqlOnly`: the command usually sends raw statements only (with its before-commit hooks: events, emails). On
- * PostgreSQL it then runs in a lane transaction (BEGIN, its statements, COMMIT on one pooled connection) instead of
- * Prisma's interactive transaction, which costs this process more than the statements themselves. If it touches
- * anything else (a model query), that transaction is rolled back and the command runs again in Prisma's, as the
- * retry on a serialization failure does: `fn` must already be safe to run again. On PGlite it changes nothing.
+ * One transaction per command, in Prisma's transaction manager, retried on serialization failures and deadlocks.
+ * Nested calls (withTx or withSqlTx) join the outer transaction. afterCommit callbacks run only after a successful
+ * commit. `ctx.sql` inside is Kysely bound to the same transaction (db/prisma-tx-dialect.ts).
  */
 export async function withTx<T>(
   ctx: Ctx,
   fn: (tx: Ctx) => Promise<T>,
-  opts: { isolationLevel?: Prisma.TransactionIsolationLevel; sqlOnly?: boolean } = {},
+  opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {},
 ): Promise<T> {
   if (ctx.afterCommit) return fn(ctx);
-  const lane = ctx.deps.lane;
-  let onLane = Boolean(opts.sqlOnly && lane);
-  for (let attempt = 1; ; attempt++) {
+  return retried(async () => {
     const hooks: (() => void | Promise<void>)[] = [];
-    const body = async (db: DbHandle) => {
-      const txCtx: Ctx = { ...ctx, db, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
-      const r = await fn(txCtx);
-      for (const h of txCtx.beforeCommit!) await h(txCtx);
-      return r;
-    };
-    const touched: { model?: string } = {};
+    const result = await ctx.deps.prisma.$transaction(
+      (db) => runCommand({ ...ctx, db, sql: sqlInPrisma(db), afterCommit: hooks, beforeCommit: [] }, fn),
+      { maxWait: TX_MAX_WAIT_MS, timeout: TX_TIMEOUT_MS, isolationLevel: opts.isolationLevel },
+    );
+    await runAfterCommit(hooks);
+    return result;
+  });
+}
+
+/**
+ * One transaction per command whose statements are all Kysely's (the hot checkout writes): Kysely's own transaction
+ * on one pooled connection (PGlite: PGlite's transaction), without Prisma's interactive transaction, which costs this
+ * process more than the statements themselves (bench/RESULTS.md). `tx.db` is not available inside: a Prisma model
+ * query there is a programming error and throws (tests catch it). Retried, nested and committed as withTx.
+ */
+export async function withSqlTx<T>(
+  ctx: Ctx,
+  fn: (tx: Ctx) => Promise<T>,
+  opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {},
+): Promise<T> {
+  if (ctx.afterCommit) return fn(ctx);
+  return retried(async () => {
+    const hooks: (() => void | Promise<void>)[] = [];
+    let tx = ctx.deps.sql.transaction();
+    if (opts.isolationLevel) tx = tx.setIsolationLevel(ISOLATION[opts.isolationLevel]);
+    const result = await tx.execute((sql) => runCommand({ ...ctx, db: NO_PRISMA, sql, afterCommit: hooks, beforeCommit: [] }, fn));
+    await runAfterCommit(hooks);
+    return result;
+  });
+}
+
+/** Runs a command in its transaction's ctx, then its before-commit hooks (the outbox, queued emails). */
+async function runCommand<T>(txCtx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
+  const r = await fn(txCtx);
+  for (const h of txCtx.beforeCommit!) await h(txCtx);
+  return r;
+}
+
+async function retried<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
     try {
-      let result: T;
-      if (onLane) {
-        result = await lane!.transaction(
-          async (slot) => {
-            const r = await body(sqlOnlyHandle(ctx.deps.prisma as DbHandle, lane!, slot, touched));
-            if (touched.model) throw new SqlOnlyError(`\`${touched.model}\` is not a raw statement`);
-            return r;
-          },
-          { maxWaitMs: TX_MAX_WAIT_MS, timeoutMs: TX_TIMEOUT_MS, isolationLevel: opts.isolationLevel && ISOLATION[opts.isolationLevel] },
-        );
-      } else {
-        result = await ctx.deps.prisma.$transaction((tx) => body(lane ? withRawLane(tx, lane, {}) : tx), {
-          maxWait: TX_MAX_WAIT_MS,
-          timeout: TX_TIMEOUT_MS,
-          isolationLevel: opts.isolationLevel,
-        });
-      }
-      await runAfterCommit(hooks);
-      return result;
+      return await run();
     } catch (e) {
-      if (touched.model) {
-        // the command needed more than raw statements: again, in Prisma's transaction (not counted as a retry)
-        lane!.stats.fellBack++;
-        onLane = false;
-        attempt--;
-        continue;
-      }
       if (attempt < MAX_ATTEMPTS && RETRYABLE.has(pgCode(e) ?? "")) {
         await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
         continue;
@@ -169,13 +170,20 @@ export async function withTx<T>(
   }
 }
 
+/** `tx.db` inside withSqlTx: any use names the mistake instead of running outside the transaction. */
+const NO_PRISMA = new Proxy({} as DbHandle, {
+  get(_target, prop) {
+    throw new Error(`withSqlTx: Prisma's \`${String(prop)}\` cannot run in a Kysely transaction; use tx.sql, or withTx`);
+  },
+});
+
 const TX_MAX_WAIT_MS = 15_000;
 const TX_TIMEOUT_MS = 30_000;
 const ISOLATION = {
-  ReadUncommitted: "READ UNCOMMITTED",
-  ReadCommitted: "READ COMMITTED",
-  RepeatableRead: "REPEATABLE READ",
-  Serializable: "SERIALIZABLE",
+  ReadUncommitted: "read uncommitted",
+  ReadCommitted: "read committed",
+  RepeatableRead: "repeatable read",
+  Serializable: "serializable",
 } as const satisfies Record<Prisma.TransactionIsolationLevel, string>;
 
 /**
@@ -188,7 +196,7 @@ const ISOLATION = {
 export async function withStatement<T>(ctx: Ctx, fn: (c: Ctx) => Promise<T>): Promise<T> {
   if (ctx.afterCommit) return fn(ctx);
   const hooks: (() => void | Promise<void>)[] = [];
-  const c: Ctx = { ...ctx, afterCommit: hooks, txMemo: new Map(), beforeCommit: [] };
+  const c: Ctx = { ...ctx, afterCommit: hooks, beforeCommit: [] };
   const result = await fn(c);
   if (c.pendingEvents?.length || (c.pendingEmails as unknown[] | undefined)?.length) {
     throw new Error("withStatement: an event or email was recorded after the statement that should have carried it");
@@ -206,17 +214,6 @@ async function runAfterCommit(hooks: (() => void | Promise<void>)[]) {
       console.error("[afterCommit] hook failed", e);
     }
   }
-}
-
-/** Runs `load` once per transaction for `key` (outside a transaction: every time). */
-export function memoInTx<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise<T> {
-  if (!ctx.txMemo) return load();
-  let p = ctx.txMemo.get(key) as Promise<T> | undefined;
-  if (!p) {
-    p = load();
-    ctx.txMemo.set(key, p);
-  }
-  return p;
 }
 
 /** The PostgreSQL SQLSTATE behind a Prisma or driver error, if any. */
