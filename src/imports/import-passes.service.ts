@@ -6,7 +6,6 @@ import type { Ctx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { type ImportEntity } from "./import.fields";
 import { ImportStateError, moveImport } from "./import.machine";
-import { MAX_ERROR_ROWS } from "./import.runner";
 import { nudge, requireWorker } from "../shared/job-workers";
 import { stringify } from "csv-stringify";
 import { type ImportView, findImport, importView, passInput } from "./imports.service";
@@ -87,8 +86,6 @@ export async function undoImport(ctx: Ctx, id: string, input: unknown = {}): Pro
 const errorsQuery = z.strictObject({});
 
 // ---- the error report -------------------------------------------------------------------------------------------
-
-export const ERROR_REPORT_ROWS = MAX_ERROR_ROWS;
 
 export async function getImportErrors(ctx: Ctx, id: string, query: unknown = {}) {
   requireScope(ctx, "imports:read");
