@@ -26,6 +26,7 @@ import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
+import { statusOf } from "./shared/errors";
 import { publicJwks } from "./platform/signing-keys";
 
 export interface App {
@@ -181,7 +182,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
  */
 function rejectMalformedGraphqlJson(req: express.Request, res: express.Response, next: express.NextFunction) {
   const refuse = (what: string) =>
-    void res.status(400).json({ errors: [{ message: `${what} is not valid JSON`, extensions: { code: "invalid_json", status: 400 } }] });
+    void res.status(statusOf("invalid_json")).json({ errors: [{ message: `${what} is not valid JSON`, extensions: { code: "invalid_json", status: statusOf("invalid_json") } }] });
   if (req.method === "GET") {
     for (const param of ["variables", "extensions"]) {
       const v = req.query[param];

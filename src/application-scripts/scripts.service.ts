@@ -104,7 +104,7 @@ async function contentOf(ctx: Ctx, input: { src?: string; inline?: string; sha25
   if (body.length === 0) throw errors.validation([{ path: [input.inline !== undefined ? "inline" : "src"], message: "The script is empty" }]);
   const hex = sha256Hex(body);
   if (input.sha256 !== undefined && input.sha256 !== hex) {
-    throw new DomainError("script_integrity_mismatch", 422, `The script's SHA-256 is ${hex}, not the sha256 you sent`, { expected: input.sha256, actual: hex });
+    throw new DomainError("script_integrity_mismatch", `The script's SHA-256 is ${hex}, not the sha256 you sent`, { expected: input.sha256, actual: hex });
   }
   return { body, hex, src: url, inline: input.inline ?? null };
 }
@@ -139,7 +139,7 @@ export async function createScript(ctx: Ctx, body: unknown) {
   const row = await withTx(ctx, async (tx) => {
     await lockTenant(tx, t);
     const count = await tx.db.applicationScript.count({ where: { applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null } });
-    if (count >= MAX_SCRIPTS) throw new DomainError("script_limit_reached", 409, `An environment holds at most ${MAX_SCRIPTS} scripts: delete one first`, { limit: MAX_SCRIPTS });
+    if (count >= MAX_SCRIPTS) throw new DomainError("script_limit_reached", `An environment holds at most ${MAX_SCRIPTS} scripts: delete one first`, { limit: MAX_SCRIPTS });
     const created = await tx.db.applicationScript.create({
       data: {
         applicationId: t.applicationId,

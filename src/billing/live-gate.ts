@@ -32,7 +32,7 @@ export function liveGate(p: Principal, now: Date): DomainError | null {
   if (p.environment.kind !== "production") return null;
   const state = billingState(p.billing, now);
   if (state === "live" || state === "trialing") return null;
-  return new DomainError(state, 402, MESSAGES[state], { workspaceId: p.workspace.id });
+  return new DomainError(state, MESSAGES[state], { workspaceId: p.workspace.id });
 }
 
 /**

@@ -279,7 +279,7 @@ export async function loadCartForCheckout(ctx: Ctx, cartId: string, tenant?: Ten
 
 async function requireCustomer(ctx: Ctx, tenant: TenantIds, id: string) {
   const customer = await findCustomer(ctx, tenant, id);
-  if (!customer) throw new DomainError("not_found", 404, "Customer not found", { field: "customerId" });
+  if (!customer) throw new DomainError("not_found", "Customer not found", { field: "customerId" });
   return customer;
 }
 

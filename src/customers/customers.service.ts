@@ -65,7 +65,7 @@ export function customerUuid(id: string): string | null {
 }
 
 export function customerExists(field: "email" | "externalId", existing?: Customer | null) {
-  return new DomainError("customer_already_exists", 409, `A customer with this ${field} already exists`, {
+  return new DomainError("customer_already_exists", `A customer with this ${field} already exists`, {
     field,
     ...(existing ? { customerId: existing.id } : {}),
   });

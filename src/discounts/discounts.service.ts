@@ -80,9 +80,9 @@ export function discountView(d: Discount) {
 
 export const discountErrors = {
   codeTaken: (code: string) =>
-    new DomainError("discount_code_taken", 409, `A discount with the code "${code}" already exists (codes are case-insensitive)`, { field: "code", code }),
+    new DomainError("discount_code_taken", `A discount with the code "${code}" already exists (codes are case-insensitive)`, { field: "code", code }),
   invalid: (reason: InvalidReason, code: string, extra: Record<string, unknown> = {}) =>
-    new DomainError("discount_invalid", 422, `Discount code "${code}" cannot be used: ${REASON_TEXT[reason]}`, { reason, code, ...extra }),
+    new DomainError("discount_invalid", `Discount code "${code}" cannot be used: ${REASON_TEXT[reason]}`, { reason, code, ...extra }),
   notFound: () => errors.notFound("Discount"),
 };
 

@@ -7,7 +7,7 @@ import { operationIsGated } from "../billing/live-gate";
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
 import { type Deps, isInvalidTextInput, makeCtx, reportLimit } from "../shared/context";
-import { DomainError, errors } from "../shared/errors";
+import { DomainError, errors, statusOf } from "../shared/errors";
 import { PM_TOKEN_HEADER } from "../wallet/pm-tokens.service";
 import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
@@ -142,7 +142,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
         // an id argument the database cannot compare (NUL, not a UUID) is an unknown id, as over REST
         const original = isInvalidTextInput(error?.originalError) ? errors.notFound() : error?.originalError;
         if (original instanceof DomainError) {
-          const http = original.code === "rate_limited" ? { http: { status: 429, headers: limitHeaders(refusedState(original), true) } } : {};
+          const http = original.code === "rate_limited" ? { http: { status: statusOf("rate_limited"), headers: limitHeaders(refusedState(original), true) } } : {};
           return createGraphQLError(original.message, {
             nodes: error.nodes,
             path: error.path,
@@ -161,11 +161,11 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
             path: error.path,
             source: error.source,
             positions: error.positions,
-            extensions: { ...error.extensions, code: "validation_error", status: 422 },
+            extensions: { ...error.extensions, code: "validation_error", status: statusOf("validation_error") },
           });
         }
         console.error("[graphql] unexpected error", original ?? error);
-        return createGraphQLError(message, { nodes: error?.nodes, path: error?.path, extensions: { code: "internal_error", status: 500 } });
+        return createGraphQLError(message, { nodes: error?.nodes, path: error?.path, extensions: { code: "internal_error", status: statusOf("internal_error") } });
       },
     },
   });

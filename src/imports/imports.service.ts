@@ -130,7 +130,7 @@ export async function findImport(ctx: Ctx, id: string): Promise<Import> {
   if (!isUuid(id)) throw errors.notFound("Import");
   const row = await ctx.db.import.findFirst({ where: { id, applicationId: t.applicationId } });
   if (!row) throw errors.notFound("Import");
-  if (row.environmentId !== t.environmentId) throw new DomainError("environment_mismatch", 403, "This import belongs to another environment of this application");
+  if (row.environmentId !== t.environmentId) throw new DomainError("environment_mismatch", "This import belongs to another environment of this application");
   return row;
 }
 
@@ -175,7 +175,7 @@ export async function createImport(ctx: Ctx, input: unknown) {
   return { importId: imp.id, uploadUrl: uploadUrl(ctx.deps, imp, kind.maxBytes, expiresAt), fileKey, contentType: kind.contentType, expiresIn: UPLOAD_TTL_SECONDS };
 }
 
-const invalidUploadToken = () => new DomainError("invalid_token", 401, "The upload link is invalid or has expired");
+const invalidUploadToken = () => new DomainError("invalid_token", "The upload link is invalid or has expired");
 
 /**
  * PUT of the file through the signed URL (the token is the authority: no API key). The body is streamed to
@@ -187,15 +187,15 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
   const imp = await deps.prisma.import.findUnique({ where: { id: importId } });
   if (!imp || imp.fileKey !== claims.k) throw invalidUploadToken();
   if (imp.status !== "created" && imp.status !== "mapping") {
-    throw new DomainError("invalid_import_state", 409, `The file cannot be replaced once the import is ${imp.status}`);
+    throw new DomainError("invalid_import_state", `The file cannot be replaced once the import is ${imp.status}`);
   }
   let bytes: number;
   try {
     bytes = await storageFor(deps.config).putStream(imp.fileKey, body, claims.m);
   } catch (e) {
-    if (e instanceof StorageLimitError) throw new DomainError("payload_too_large", 413, `The file is larger than ${e.maxBytes} bytes`);
+    if (e instanceof StorageLimitError) throw new DomainError("payload_too_large", `The file is larger than ${e.maxBytes} bytes`);
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", 400, "The upload was interrupted; nothing was stored");
+    if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", "The upload was interrupted; nothing was stored");
     throw e;
   }
   // Everything read from the file before is now about another file: its dialect, headers and sheet, the mapping
@@ -219,7 +219,7 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
       dryRunAt: null,
     },
   });
-  if (count !== 1) throw new DomainError("conflict", 409, "The import changed while the file was uploading; retry");
+  if (count !== 1) throw new DomainError("conflict", "The import changed while the file was uploading; retry");
   return { importId: imp.id, fileKey: imp.fileKey, bytes };
 }
 
@@ -256,17 +256,17 @@ export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
   if (body.sheetName !== undefined && !isExcel(format)) throw errors.validation([{ path: ["sheetName"], message: "applies to Excel files only" }]);
   const storage = storageFor(ctx.deps.config);
   const size = await storage.size(imp.fileKey);
-  if (!size) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet (or it is empty)");
+  if (!size) throw new DomainError("file_not_uploaded", "No file has been uploaded to this import yet (or it is empty)");
   const rule = ruleOf(format);
   if (size > rule.maxBytes) throw errors.validation([{ path: ["file"], message: `is larger than ${rule.maxBytes} bytes (${rule.limit})` }]);
   let found: Found;
   if (isExcel(format)) {
     const buf = await storage.get(imp.fileKey);
-    if (!buf?.length) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+    if (!buf?.length) throw new DomainError("file_not_uploaded", "No file has been uploaded to this import yet");
     found = await inspectExcel(buf, format, body.sheetName, imp.sheetName);
   } else {
     const stream = await storage.getStream(imp.fileKey, { end: INSPECT_BYTES - 1 });
-    if (!stream) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+    if (!stream) throw new DomainError("file_not_uploaded", "No file has been uploaded to this import yet");
     found = await inspectHead(await readHead(stream), size > INSPECT_BYTES);
   }
   const sheet = "sheet" in found ? found.sheet : null;
@@ -276,7 +276,7 @@ export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
   // Another sheet means other rows: like a new mapping it clears dryRunAt and sends the import back to mapping.
   const sheetChanged = sheet !== null && imp.sheetName !== null && imp.sheetName !== sheet;
   if (sheetChanged && imp.status === "failed" && imp.lastPassMode === "commit") {
-    throw new DomainError("invalid_import_state", 409, "A commit has started writing rows: the sheet cannot change; commit again to resume or undo");
+    throw new DomainError("invalid_import_state", "A commit has started writing rows: the sheet cannot change; commit again to resume or undo");
   }
   const moved =
     sheetChanged || ["created", "mapping"].includes(imp.status)
@@ -322,7 +322,7 @@ export async function saveImportMapping(ctx: Ctx, id: string, input: unknown): P
   }
   if (issues.length) throw errors.validation(issues);
   if (imp.status === "failed" && imp.lastPassMode === "commit") {
-    throw new DomainError("invalid_import_state", 409, "A commit has started writing rows: the mapping cannot change; commit again to resume or undo");
+    throw new DomainError("invalid_import_state", "A commit has started writing rows: the mapping cannot change; commit again to resume or undo");
   }
   const columns = Object.fromEntries(Object.entries(body.columns).filter(([, f]) => f !== null));
   const moved = await moveImport(ctx, imp, "mapping", {
@@ -350,9 +350,9 @@ export async function validateImport(ctx: Ctx, id: string, input: unknown = {}):
   requireScope(ctx, "imports:write");
   parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
-  if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", 409, "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
+  if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
   // the mapping names headers: the dry run reads the file through them and the dialect inspect found
-  if (!imp.headers) throw new DomainError("invalid_import_state", 409, "Inspect the uploaded file (POST /imports/{id}/inspect) before the dry run");
+  if (!imp.headers) throw new DomainError("invalid_import_state", "Inspect the uploaded file (POST /imports/{id}/inspect) before the dry run");
   const mapped = new Set(Object.values(imp.columns as Record<string, string>));
   const missing = REQUIRED_FIELDS[imp.entityType as ImportEntity]
     .filter((r) => !r.anyOf.some((f) => mapped.has(f)))
@@ -363,7 +363,7 @@ export async function validateImport(ctx: Ctx, id: string, input: unknown = {}):
   const absent = Object.keys(imp.columns as Record<string, string>).filter((h) => !headers.has(h));
   if (absent.length) throw errors.validation(absent.map((h) => ({ path: ["columns", h], message: "is not a header of the file; save the mapping again" })));
   if (imp.status === "failed" && imp.lastPassMode !== "validate") {
-    throw new DomainError("invalid_import_state", 409, `A ${imp.lastPassMode} has started writing rows: commit again to resume, or undo`);
+    throw new DomainError("invalid_import_state", `A ${imp.lastPassMode} has started writing rows: commit again to resume, or undo`);
   }
   await requireWorker(ctx.db);
   const moved = await moveImport(ctx, imp, "validating", { lastPassMode: "validate", dryRunAt: null, failureReason: null, leaseOwner: null, leaseUntil: null, checkpointRow: 0 });
@@ -375,14 +375,14 @@ export async function commitImport(ctx: Ctx, id: string, input: unknown = {}): P
   requireScope(ctx, "imports:write");
   parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
-  if (imp.status === "committing") throw new DomainError("invalid_import_state", 409, "The commit is already running");
+  if (imp.status === "committing") throw new DomainError("invalid_import_state", "The commit is already running");
   if (!imp.dryRunAt || (imp.status !== "validated" && imp.status !== "failed")) {
     if (["created", "mapping", "validating"].includes(imp.status) || (imp.status === "failed" && !imp.dryRunAt)) {
-      throw new DomainError("validation_required", 409, "Run the dry run (POST /imports/{id}/validate) and let it finish before committing");
+      throw new DomainError("validation_required", "Run the dry run (POST /imports/{id}/validate) and let it finish before committing");
     }
     throw new ImportStateError(imp.status, "committing");
   }
-  if (imp.status === "failed" && imp.lastPassMode === "undo") throw new DomainError("invalid_import_state", 409, "An undo has started: undo again to finish it");
+  if (imp.status === "failed" && imp.lastPassMode === "undo") throw new DomainError("invalid_import_state", "An undo has started: undo again to finish it");
   await requireWorker(ctx.db);
   const moved = await moveImport(ctx, imp, "committing", { lastPassMode: "commit", failureReason: null, leaseOwner: null, leaseUntil: null });
   nudge("import-runner");
@@ -400,7 +400,7 @@ export async function undoImport(ctx: Ctx, id: string, input: unknown = {}): Pro
       : imp.status === "undone"
         ? "the import was already undone"
         : "nothing was committed (a dry run writes nothing)";
-    throw new DomainError("undo_not_available", 409, `This import cannot be undone: ${why}`);
+    throw new DomainError("undo_not_available", `This import cannot be undone: ${why}`);
   }
   await requireWorker(ctx.db);
   const moved = await moveImport(ctx, imp, "undoing", { failureReason: null, leaseOwner: null, leaseUntil: null });
@@ -421,7 +421,7 @@ export async function getImportErrors(ctx: Ctx, id: string, query: unknown = {})
     orderBy: [{ rowNumber: "asc" }, { createdAt: "asc" }, { id: "asc" }],
     select: { rowNumber: true, columnName: true, code: true, message: true },
   });
-  if (!rows.length || imp.rowsFailed === 0) throw new DomainError("no_errors", 404, "The import's last pass reported no failed rows");
+  if (!rows.length || imp.rowsFailed === 0) throw new DomainError("no_errors", "The import's last pass reported no failed rows");
   const rowsIncluded = new Set(rows.map((r) => r.rowNumber)).size;
   const csv = await new Promise<string>((resolve, reject) =>
     stringify(

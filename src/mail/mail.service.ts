@@ -254,6 +254,6 @@ export async function previewEmailTemplate(ctx: Ctx, name: string, body: unknown
   if (unknown.length) throw errors.validation([{ path: ["vars", unknown[0]], message: `unknown variable; known: ${VARIABLES.join(", ")}` }]);
   const brand = await brandOf(ctx, t.applicationId);
   const rendered = await renderEmail(n, { ...SAMPLE_VARS, merchantName: brand.name, ...(input.vars as Partial<EmailVars>) }, brand, overrideText(await overrideOf(ctx, t, n)));
-  if (!rendered.html) throw new DomainError("template_render_failed", 500, "The template did not render");
+  if (!rendered.html) throw new DomainError("template_render_failed", "The template did not render");
   return rendered;
 }

@@ -50,7 +50,7 @@ export async function createDraftOrder(ctx: Ctx, body: unknown) {
   const t = requireTenant(ctx);
   const currency = p.application!.currency;
   if (input.currency && input.currency !== currency) {
-    throw new DomainError("currency_mismatch", 422, `Currency ${input.currency} differs from the application's ${currency}`, { currency: input.currency, applicationCurrency: currency });
+    throw new DomainError("currency_mismatch", `Currency ${input.currency} differs from the application's ${currency}`, { currency: input.currency, applicationCurrency: currency });
   }
   return withTx(ctx, async (tx) => {
     let customerId: string | null = null;
@@ -196,7 +196,7 @@ export async function completeOrderCheckout(
 ): Promise<{ orderId: string; paymentId: string; paymentStatus: string }> {
   const now = ctx.clock.now();
   const missing = [...(input.paymentMethod === "card" && !input.paymentToken ? ["paymentToken"] : []), ...(input.paymentMethod === "net30" && !input.net30Acceptance ? ["net30Acceptance"] : [])];
-  if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
+  if (missing.length) throw new DomainError("missing_required_field", `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s.id, completionStartedAt: now }, data: { completionStartedAt: null } });
   let claimed = false;
   try {
@@ -207,18 +207,18 @@ export async function completeOrderCheckout(
       });
       if (won.count !== 1) {
         const cur = await tx.db.checkoutSession.findUniqueOrThrow({ where: { id: s.id } });
-        if (cur.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${cur.status}`, { status: cur.status, ...(cur.orderId ? { orderId: cur.orderId, paymentId: cur.paymentId } : {}) });
-        throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
+        if (cur.status !== "open") throw new DomainError("session_not_open", `This checkout session is ${cur.status}`, { status: cur.status, ...(cur.orderId ? { orderId: cur.orderId, paymentId: cur.paymentId } : {}) });
+        throw new DomainError("checkout_in_progress", "This checkout is already being completed");
       }
       await tx.db.$executeRaw`SELECT 1 FROM "Order" WHERE id = ${s.payOrderId}::uuid FOR UPDATE`;
       const o = await tx.db.order.findUniqueOrThrow({ where: { id: s.payOrderId! }, include: { payments: true } });
       // A held order takes no payment (it would move its status): the buyer can pay once the hold is released.
       assertNotOnHold(o);
-      if (o.status === "cancelled" || o.status === "closed") throw new DomainError("session_not_open", 422, `The order this session pays is ${o.status}`, { status: s.status, reason: "order_not_payable", orderId: o.id });
+      if (o.status === "cancelled" || o.status === "closed") throw new DomainError("session_not_open", `The order this session pays is ${o.status}`, { status: s.status, reason: "order_not_payable", orderId: o.id });
       const m = moneyOf(o, o.payments);
-      if (m.balance <= 0) throw new DomainError("session_not_open", 422, "Nothing is owed on the order this session pays", { status: s.status, reason: "nothing_owed", orderId: o.id });
+      if (m.balance <= 0) throw new DomainError("session_not_open", "Nothing is owed on the order this session pays", { status: s.status, reason: "nothing_owed", orderId: o.id });
       const connector = await tx.db.connector.findFirst({ where: { applicationId: s.applicationId, environmentId: s.environmentId, kind: CONNECTOR_KIND[input.paymentMethod], status: "active" }, orderBy: { createdAt: "asc" } });
-      if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[input.paymentMethod]} connection for this application and environment`);
+      if (!connector) throw new DomainError("no_payment_connection", `No active ${CONNECTOR_KIND[input.paymentMethod]} connection for this application and environment`);
       const netN = input.paymentMethod === "net30" ? (s.netN ?? 30) : null;
       const p = await tx.db.payment.create({
         data: {
@@ -250,7 +250,7 @@ export async function completeOrderCheckout(
         return p;
       });
       if (settled.status === "failed") {
-        throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
+        throw new DomainError("payment_failed", settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
       }
     } else {
       settled = await withTx(ctx, async (tx) => {
@@ -290,7 +290,7 @@ export async function authorizeOrder(ctx: Ctx, id: string, body: unknown) {
     const m = moneyOf(o, o.payments);
     if (m.balance <= 0) throw errors.validation([{ path: ["id"], message: "Nothing is owed on this order" }]);
     const connector = await tx.db.connector.findFirst({ where: { applicationId: o.applicationId, environmentId: o.environmentId, kind: "card", status: "active" }, orderBy: { createdAt: "asc" } });
-    if (!connector) throw new DomainError("no_payment_connection", 422, "No active card connection for this application and environment");
+    if (!connector) throw new DomainError("no_payment_connection", "No active card connection for this application and environment");
     const p = await tx.db.payment.create({
       data: { applicationId: o.applicationId, environmentId: o.environmentId, orderId: o.id, amount: m.balance, currency: o.currency, method: "card", processor: connector.provider, connectorId: connector.id, createdAt: tx.clock.now() },
     });
@@ -300,7 +300,7 @@ export async function authorizeOrder(ctx: Ctx, id: string, body: unknown) {
   const result = await processorFor(payment.processor).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken, reference: payment.id });
   const settled = await withTx(ctx, (tx) => applyChargeResult(tx, payment, result, actorOf(tx)));
   if (settled.status === "failed") {
-    throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
+    throw new DomainError("payment_failed", settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
   }
   return { orderId: payment.orderId!, payment: settled };
 }
@@ -325,7 +325,7 @@ export async function closeOrder(ctx: Ctx, id: string, body: unknown) {
     const o = await lockOrder(tx, id);
     assertNotOnHold(o);
     if (!ORDER_TRANSITIONS[o.status as OrderStatus]?.includes("closed")) {
-      throw new DomainError("invalid_order_transition", 409, `An order in ${o.status} cannot be closed (only fulfilled or cancelled ones)`, { from: o.status, to: "closed" });
+      throw new DomainError("invalid_order_transition", `An order in ${o.status} cannot be closed (only fulfilled or cancelled ones)`, { from: o.status, to: "closed" });
     }
     await moveOrder(tx, o, "closed", { ...actorOf(tx), source: "manual", reason: input.reason ?? null });
     await statusMoved(tx, o, "closed", { manual: true, actor: actorData(tx), action: "CLOSE", reason: input.reason ?? null });
@@ -402,7 +402,7 @@ export async function cancelOrder(ctx: Ctx, id: string, body: unknown) {
   await withTx(ctx, async (tx) => {
     const o = await lockOrder(tx, id);
     if (!ORDER_TRANSITIONS[o.status as OrderStatus]?.includes("cancelled")) {
-      throw new DomainError("invalid_order_transition", 409, `An order in ${o.status} cannot be cancelled`, { from: o.status, to: "cancelled" });
+      throw new DomainError("invalid_order_transition", `An order in ${o.status} cannot be cancelled`, { from: o.status, to: "cancelled" });
     }
     await moveOrder(tx, o, "cancelled", { ...actorOf(tx), source: "manual", reason: input.reason ?? null });
     await statusMoved(tx, o, "cancelled", { manual: true, actor: actorData(tx), action: "CANCEL", reason: input.reason ?? null, refundCapturedPayments: input.refundCapturedPayments ?? false });

@@ -70,7 +70,7 @@ export function moneyOf(o: Pick<Order, "total" | "compAmount">, payments: Pick<P
 }
 
 export function invalidOrderState(o: Pick<Order, "status">, what: string) {
-  return new DomainError("invalid_order_state", 422, `Cannot ${what} an order that is ${o.status}`, { status: o.status });
+  return new DomainError("invalid_order_state", `Cannot ${what} an order that is ${o.status}`, { status: o.status });
 }
 
 /** The event of a status: its own for fulfilled, cancelled and closed, else order.updated. */

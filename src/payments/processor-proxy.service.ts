@@ -45,7 +45,7 @@ const MESSAGES: Record<ProxyFailure, string> = {
 };
 
 export function proxyFailed(reason: ProxyFailure, extra: Record<string, unknown> = {}) {
-  return new DomainError("payment_failed", 402, MESSAGES[reason], { reason, ...extra });
+  return new DomainError("payment_failed", MESSAGES[reason], { reason, ...extra });
 }
 
 /**

@@ -55,7 +55,7 @@ export async function createApiKey(ctx: Ctx, body: unknown) {
   const { type, scopes } = validateKeyScopes(input.scopes);
   return withTx(ctx, async (tx) => {
     const env = await tx.db.environment.findFirst({ where: { id: t.environmentId, workspaceId: t.workspaceId, status: "active" } });
-    if (!env) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!env) throw new DomainError("environment_not_found", "Environment not found");
     const minted = mintKey(type, env);
     const row = await tx.db.apiKey.create({
       data: { ...t, name: input.name, type, scopes, keyHash: minted.keyHash, keyPrefix: minted.keyPrefix, createdByMember: p.member.id },

@@ -223,9 +223,9 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
 
   let envRow;
   if (input.environmentId) {
-    if (!isUuid(input.environmentId)) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!isUuid(input.environmentId)) throw new DomainError("environment_not_found", "Environment not found");
     envRow = await ctx.db.environment.findFirst({ where: { id: input.environmentId, workspaceId: ws.id, status: "active" } });
-    if (!envRow) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!envRow) throw new DomainError("environment_not_found", "Environment not found");
   } else {
     // Without X-Service-Environment-Id a dashboard session works in the workspace's production environment,
     // or in its sandbox when the member's grants leave production out.

@@ -368,7 +368,7 @@ export function newShareToken(config: Ctx["deps"]["config"]) {
 const EDITABLE: readonly string[] = QUOTE_TRANSITIONS.issue.from;
 function assertEditable(q: { status: string }) {
   if (!EDITABLE.includes(q.status)) {
-    throw new DomainError("quote_not_editable", 409, `A ${q.status} quote's offer can no longer change`, { status: q.status });
+    throw new DomainError("quote_not_editable", `A ${q.status} quote's offer can no longer change`, { status: q.status });
   }
 }
 
@@ -634,7 +634,7 @@ export async function updateQuote(ctx: Ctx, id: string, body: unknown) {
     if (Object.keys(fields).length) await tx.db.quote.updateMany({ where: { id: q.id }, data: { ...fields, updatedAt: tx.clock.now() } });
     if (input.status !== undefined) {
       const action = PATCH_STATUS_ACTIONS[input.status as keyof typeof PATCH_STATUS_ACTIONS];
-      if (!action) throw new DomainError("invalid_quote_transition", 409, `A PATCH cannot move a quote to ${input.status}`, { from: q.status, to: input.status });
+      if (!action) throw new DomainError("invalid_quote_transition", `A PATCH cannot move a quote to ${input.status}`, { from: q.status, to: input.status });
       const also = action === "decline" ? { declinedReason: input.declinedReason ?? null, declinedBy: "merchant" } : {};
       await moveQuote(tx, q, action, { ...actorOf(tx.principal), reason: input.declinedReason ?? null }, also);
       const full = await loadQuote(tx, t, q.id);
@@ -660,15 +660,15 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
     nextQuoteStatus(q.status, "issue"); // refuse before any other check
     const rev = await tx.db.quoteRevision.findFirst({ where: { quoteId: q.id, status: "working" }, include: { items: { orderBy: { position: "asc" } } } });
     if (!rev) {
-      throw new DomainError("no_working_revision", 409, "The quote has no working revision to issue; create one with POST /quotes/{id}/revisions", { currentRevisionId: q.currentRevisionId });
+      throw new DomainError("no_working_revision", "The quote has no working revision to issue; create one with POST /quotes/{id}/revisions", { currentRevisionId: q.currentRevisionId });
     }
-    if (rev.items.length === 0) throw new DomainError("empty_revision", 409, "The working revision has no lines", { revisionId: rev.id });
+    if (rev.items.length === 0) throw new DomainError("empty_revision", "The working revision has no lines", { revisionId: rev.id });
     const unpriced = rev.items.filter((i) => i.unitPrice === null).map((i) => i.id);
-    if (unpriced.length) throw new DomainError("unpriced_items", 409, `${unpriced.length} line(s) have no unitPrice`, { itemIds: unpriced });
+    if (unpriced.length) throw new DomainError("unpriced_items", `${unpriced.length} line(s) have no unitPrice`, { itemIds: unpriced });
     if (rev.termsMode !== "pay_in_full") {
       const connector = await tx.db.connector.findFirst({ where: { ...t, kind: "invoice_terms", status: "active" }, select: { id: true } });
       if (!connector) {
-        throw new DomainError("net_terms_not_configured", 409, `${rev.termsMode} terms need an active invoice_terms connector (POST /connectors)`, { mode: rev.termsMode });
+        throw new DomainError("net_terms_not_configured", `${rev.termsMode} terms need an active invoice_terms connector (POST /connectors)`, { mode: rev.termsMode });
       }
     }
     // the working revision's live tax, frozen below with the revision (quote-tax.ts)
@@ -718,7 +718,7 @@ export async function createRevision(ctx: Ctx, id: string, body?: unknown) {
     assertEditable(q);
     const revisions = await tx.db.quoteRevision.findMany({ where: { quoteId: q.id }, include: { items: { orderBy: { position: "asc" } } }, orderBy: { number: "asc" } });
     const working = revisions.find((r) => r.status === "working");
-    if (working) throw new DomainError("working_revision_exists", 409, "The quote already has a working revision; edit it", { revisionId: working.id });
+    if (working) throw new DomainError("working_revision_exists", "The quote already has a working revision; edit it", { revisionId: working.id });
     const source = revisions.find((r) => r.id === q.currentRevisionId) ?? revisions[revisions.length - 1];
     const newId = randomUUID();
     const now = tx.clock.now();
@@ -744,7 +744,7 @@ export async function updateRevision(ctx: Ctx, id: string, revisionId: string, b
       : null;
     if (!rev) throw errors.notFound("Revision");
     if (rev.status !== "working") {
-      throw new DomainError("revision_not_editable", 409, `Revision ${rev.number} is ${rev.status}; create a working revision with POST /quotes/{id}/revisions`, { status: rev.status });
+      throw new DomainError("revision_not_editable", `Revision ${rev.number} is ${rev.status}; create a working revision with POST /quotes/{id}/revisions`, { status: rev.status });
     }
     assertEditable(q);
     const state = mergeRevision(rev, input);

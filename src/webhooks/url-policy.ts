@@ -47,8 +47,8 @@ export const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
 
 /** How one kind of outbound URL is named in its errors. */
 export interface OutboundUrlRules {
-  /** the error code (422) */
-  code: string;
+  /** the error code (a 422 of the catalogue) */
+  code: "invalid_webhook_url" | "invalid_script_url";
   /** "Webhook URLs", "Scripts": the subject of the messages */
   subject: string;
 }
@@ -59,7 +59,7 @@ export interface OutboundUrlRules {
  * production (every address the host resolves to). Returns the parsed URL.
  */
 export async function checkOutboundUrl(raw: string, environmentKind: string, rules: OutboundUrlRules, resolve: Resolver = systemResolver): Promise<URL> {
-  const invalid = (message: string) => new DomainError(rules.code, 422, message);
+  const invalid = (message: string) => new DomainError(rules.code, message);
   let url: URL;
   try {
     url = new URL(raw);
