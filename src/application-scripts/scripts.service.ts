@@ -4,8 +4,8 @@
 // the bytes that were saved. The kill switch of an application environment takes every script off the page at once.
 import { z } from "zod";
 import type { ApplicationScript } from "../generated/prisma/client";
-import { requirePermission, requireScope, requireTenant } from "../platform/auth.service";
-import type { Tenant } from "../platform/principal";
+import { requirePermission, requireScope, requireTenant } from "../shared/guards";
+import type { Tenant } from "../shared/principal";
 import type { Config } from "../config";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { sha256Hex } from "../shared/crypto";

@@ -7,7 +7,7 @@ import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client
 import { columns } from "../db/prepared";
 import { findCustomer, emailSchema } from "../customers/customers.service";
 import { principalEventTenant, recordEvent, withOutbox } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withStatement, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";

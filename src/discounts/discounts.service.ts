@@ -6,7 +6,7 @@ import { cartErrors } from "../carts/carts.errors";
 import { lockEditableCart, type TenantIds } from "../carts/carts.machine";
 import { cartView, codeDiscountBase, type CartWithItems, findCart } from "../carts/carts.service";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, type Issue, parseInput } from "../shared/errors";
 import { amount, currencyCode, MAX_AMOUNT } from "../shared/money";

@@ -2,7 +2,7 @@
 // publish, delist, reads; icon and screenshot uploads; client credentials (extc_…) with a shown-once secret.
 import { z } from "zod";
 import type { Prisma } from "../generated/prisma/client";
-import { requirePrincipal } from "../platform/auth.service";
+import { requirePrincipal } from "../shared/guards";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";

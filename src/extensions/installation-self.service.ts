@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Installation } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
-import { invalidatePrincipals } from "../platform/principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";

@@ -4,8 +4,8 @@
 // moment its install is uninstalled or suspended, its dashboard session is revoked, or the member loses the
 // application or the environment.
 import { z } from "zod";
-import { memberCanUseEnvironment, memberHasPermission } from "../platform/permissions";
-import type { EnvironmentKind, MemberInfo, Principal } from "../platform/principal";
+import { memberCanUseEnvironment, memberHasPermission } from "../shared/permissions";
+import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { verifySessionToken } from "./session-keys";

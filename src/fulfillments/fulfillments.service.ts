@@ -5,7 +5,7 @@ import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { type Fulfillment, type FulfillmentLine, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";

@@ -6,8 +6,8 @@
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { type Import, Prisma } from "../generated/prisma/client";
-import { actorOf } from "../platform/actor";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { actorOf } from "../shared/actor";
+import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx, Deps } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { signToken, verifyToken } from "../shared/signed-token";
@@ -20,7 +20,7 @@ import { MAX_ERROR_ROWS } from "./import.runner";
 import { nudge, requireWorker } from "../shared/job-workers";
 import { stringify } from "csv-stringify";
 import { currentStateFirst, whileCredentialLive } from "../events/events.service";
-import { importTopic } from "../events/hub";
+import { importTopic } from "../shared/hub";
 import { isUuid } from "../shared/ids";
 
 export const UPLOAD_TTL_SECONDS = 3600;

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type Email, Prisma } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";

@@ -7,7 +7,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { AuthInfo, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { authenticateRequest } from "../platform/auth.service";
-import type { Principal } from "../platform/principal";
+import type { Principal } from "../shared/principal";
 import { looksLikeJwt } from "../oauth/access-tokens";
 import { oauthResources } from "../oauth/resources";
 import { DPOP_ALGS, dpopRequest, usesDpopScheme } from "../oauth/dpop";

@@ -6,8 +6,8 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
-import { memberCanUseEnvironment } from "../platform/permissions";
-import type { EnvironmentKind, MemberInfo, Principal } from "../platform/principal";
+import { memberCanUseEnvironment } from "../shared/permissions";
+import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
 import { oauthJwks } from "./keys";
 import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../billing/workspace-billing";
 import { oauthResources } from "./resources";

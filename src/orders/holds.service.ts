@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Order } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { recordActivity } from "./activity";

@@ -7,7 +7,7 @@ import type { Payment } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount } from "../shared/money";

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { recordEvent } from "../events/events.service";
 import { movePayment } from "../payments/payment.machine";
-import { requirePermission, requireScope } from "../platform/auth.service";
+import { requirePermission, requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { assertSumsFit, positiveAmount } from "../shared/money";

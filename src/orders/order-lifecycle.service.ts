@@ -9,7 +9,7 @@ import { principalEventTenant, recordEvent } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { cancelSubscriptionNow } from "../subscriptions/subscriptions.service";
 import { processorFor } from "../payments/processor";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";

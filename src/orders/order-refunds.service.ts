@@ -7,7 +7,7 @@ import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { movePayment, type PaymentStatus } from "../payments/payment.machine";
 import { refundAtProcessor } from "../payments/processor";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { positiveAmount } from "../shared/money";

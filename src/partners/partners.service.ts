@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { PartnerReferral, Workspace } from "../generated/prisma/client";
 import { queueEmail } from "../mail/mail.service";
-import { requireDashboard, requirePermission } from "../platform/auth.service";
+import { requireDashboard, requirePermission } from "../shared/guards";
 import { ensureWorkspace, mintDashboardToken } from "../platform/bootstrap.service";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { Payment } from "../generated/prisma/client";
 import { syncOrderAfterPayment } from "../orders/orders.service";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { actorOf, findPayment, paymentEvent, refundPaymentAmount } from "./payments.service";

@@ -8,7 +8,7 @@
 // missing_token / 401 invalid_token (the download token).
 import { randomUUID } from "node:crypto";
 import type { Payment } from "../generated/prisma/client";
-import { requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
+import { requireSecretOrDashboard, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
 import { renderPdf } from "../shared/pdf";

@@ -1,12 +1,12 @@
 // Payments and their transactions on a processor: apply a charge outcome, capture (partial), refund
 // (single-flight), mark failed, the test processor's resolve, and reads with every filter.
 import { z } from "zod";
-import { actorOf as callerOf } from "../platform/actor";
+import { actorOf as callerOf } from "../shared/actor";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import type { Actor } from "../orders/order.machine";
 import { syncOrderAfterPayment } from "../orders/orders.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { calendarDate } from "../shared/dates";
@@ -323,7 +323,7 @@ export async function listPayments(ctx: Ctx, query: unknown) {
   return toPage(rows, q);
 }
 
-/** The caller as history rows take it (type and id; platform/actor.ts). */
+/** The caller as history rows take it (type and id; shared/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
   const { actorType, actorId } = callerOf(ctx);
   return { actorType, actorId };

@@ -9,9 +9,9 @@ import { columns } from "../db/prepared";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
-import { isPinned, requirePermission, requireSecretOrDashboard } from "./auth.service";
-import { memberHasPermission } from "./permissions";
-import { invalidatePrincipals } from "./principal-cache";
+import { isPinned, requirePermission, requireSecretOrDashboard } from "../shared/guards";
+import { memberHasPermission } from "../shared/permissions";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { isUuid } from "../shared/ids";
 import { sellerInput, sellerOf, sellerPatch } from "./seller";
 

@@ -1,10 +1,10 @@
 // The workspace catalog of environments: system production + sandbox, and custom non-production ones.
 import { z } from "zod";
-import { invalidatePrincipals } from "./principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import type { Environment } from "../generated/prisma/client";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
-import { requireDashboard, requirePermission } from "./auth.service";
+import { requireDashboard, requirePermission } from "../shared/guards";
 import { isUuid } from "../shared/ids";
 
 export const createEnvironmentInput = z.strictObject({

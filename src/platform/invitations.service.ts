@@ -9,9 +9,9 @@ import { type Ctx, type Deps, isUniqueViolation, makeCtx, withTx } from "../shar
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
-import { isPinned, requireDashboard, requirePermission } from "./auth.service";
+import { isPinned, requireDashboard, requirePermission } from "../shared/guards";
 import { INVITATION_STATUSES, inviteNotPending, moveInvitation } from "./invitation.machine";
-import { invalidatePrincipals } from "./principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import {
   type ApplicationRole,
   applicationAccess,

@@ -9,8 +9,8 @@
 import { z } from "zod";
 import type { Ctx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
-import { memberHasPermission } from "./permissions";
-import type { MemberInfo } from "./principal";
+import { memberHasPermission } from "../shared/permissions";
+import type { MemberInfo } from "../shared/principal";
 
 export const APPLICATION_ROLES = ["admin", "developer", "finance", "viewer"] as const;
 export const GRANT_TYPES = ["all", "all_non_production", "production_only", "selected"] as const;

@@ -3,15 +3,15 @@
 // rules that span rows (one working revision, the issued revision frozen, one current offer) hold under
 // concurrency. Numbers come from a counter row bumped in the creating transaction: consecutive, no gaps.
 import { randomUUID } from "node:crypto";
-import { actorOf as callerOf } from "../platform/actor";
+import { actorOf as callerOf } from "../shared/actor";
 import { Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import { findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { currentStateFirst, type EventTenant, principalEventTenant, recordEvent, whileCredentialLive } from "../events/events.service";
-import { type Envelope, tenantTopic } from "../events/hub";
+import { type Envelope, tenantTopic } from "../shared/hub";
 import { filter, pipe } from "graphql-yoga";
-import { requirePermission, requireScope, requireTenant } from "../platform/auth.service";
-import type { Principal } from "../platform/principal";
+import { requirePermission, requireScope, requireTenant } from "../shared/guards";
+import type { Principal } from "../shared/principal";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -352,7 +352,7 @@ export function writeTenant(ctx: Ctx): TenantIds {
   return tenantIds(ctx);
 }
 
-/** The caller as quote history takes it: no credential means the buyer's link; otherwise platform/actor.ts. */
+/** The caller as quote history takes it: no credential means the buyer's link; otherwise shared/actor.ts. */
 export function actorOf(p: Principal | null): QuoteActor {
   if (!p) return { actorType: "buyer" };
   const { actorType, actorId } = callerOf({ principal: p });

@@ -2,12 +2,12 @@
 // database handle. Services open one transaction per command with withTx.
 import type { Config } from "../config";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import type { Principal } from "../platform/principal";
-import type { EventHub } from "../events/hub";
+import type { Principal } from "./principal";
+import type { EventHub } from "./hub";
 import type { Clock } from "./clock";
 import type { LimitState, RateLimits } from "./rate-limit";
 import type { Resolver } from "../webhooks/url-policy";
-import type { PrincipalCache } from "../platform/principal-cache";
+import type { PrincipalCache } from "./principal-cache";
 import type { WalletSession } from "../wallet/pm-tokens.service";
 import type { DomainError } from "./errors";
 import { type SqlLane, SqlOnlyError, sqlOnlyHandle, withRawLane } from "../db/lane";
@@ -29,7 +29,7 @@ export interface Deps {
   limits: RateLimits;
   /** DNS for webhook URLs (save-time check and connect-time guard); the system resolver unless a test stubs it */
   resolver?: Resolver;
-  /** API-key principals kept in memory, dropped in every process on revoke (platform/principal-cache.ts); absent: no cache */
+  /** API-key principals kept in memory, dropped in every process on revoke (shared/principal-cache.ts); absent: no cache */
   principals?: PrincipalCache;
   /** outbound HTTP for extension install callbacks (global fetch unless a test injects one trusting its CA) */
   fetch?: typeof fetch;
@@ -49,7 +49,7 @@ export interface Ctx {
   /** GraphQL: the live gate's 402 for this credential, enforced per operation (billing/live-gate.ts) */
   liveGate?: DomainError | null;
   /** set for a request carrying valid Basic extension client credentials (platform/auth.service.ts) */
-  extensionClient?: import("../platform/principal").ExtensionClient;
+  extensionClient?: import("./principal").ExtensionClient;
   /** set for a request carrying a valid X-Service-PM-Token (wallet/pm-tokens.service.ts): one customer's wallet */
   wallet?: WalletSession;
   /** the caller's address (REST, GraphQL and pages set it): keyless routes are limited per IP */

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { CartWithItems } from "../carts/carts.service";
 import { authenticate, authenticateRequest } from "../platform/auth.service";
-import type { Principal } from "../platform/principal";
+import type { Principal } from "../shared/principal";
 import { type Ctx, reportLimit } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount, currencyCode, MAX_AMOUNT, sum } from "../shared/money";

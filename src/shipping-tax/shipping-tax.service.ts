@@ -21,7 +21,7 @@ import {
 import { cartErrors } from "../carts/carts.errors";
 import { lockEditableCart, type TenantIds } from "../carts/carts.machine";
 import { principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
+import { requireScope, requireSecretOrDashboard, requireTenant } from "../shared/guards";
 import { addressSchema } from "../shared/address";
 import { calendarDate } from "../shared/dates";
 import { type Ctx, withTx } from "../shared/context";

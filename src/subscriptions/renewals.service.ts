@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { Prisma } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError } from "../shared/errors";

@@ -2,7 +2,7 @@
 // status, a SubscriptionStatusHistory row in the same statement).
 import { Prisma, type Subscription } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import type { ActorRef } from "../platform/actor";
+import type { ActorRef } from "../shared/actor";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 

@@ -8,7 +8,7 @@ import { retrySubscriptionCharge } from "../subscriptions/renewals.service";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
 import { customerUuid } from "../customers/customers.service";
-import { requireScope, requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
+import { requireScope, requireSecretOrDashboard, requireTenant } from "../shared/guards";
 import { hasScope } from "../shared/scopes";
 import { TEST_TOKENS } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";

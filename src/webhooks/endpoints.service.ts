@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { WebhookDelivery, WebhookEndpoint } from "../generated/prisma/client";
 import { RETIRED, READ_SCOPE, UNSUBSCRIBABLE } from "../events/catalog";
 import { type EventTenant, flushEvents, principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
