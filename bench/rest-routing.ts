@@ -1,9 +1,9 @@
 // What finding a /api/v1 route costs: the routers mounted one after another (as before the ninth step of issue 10)
-// against firstSegmentDispatch (src/rest/routes.ts). Both are built from the real routers' route tables with stub
+// against firstSegmentDispatch (src/server/rest-routes.ts). Both are built from the real routers' route tables with stub
 // handlers, and driven in this process with plain request objects, so only Express's routing is measured.
 //   npx tsx bench/rest-routing.ts            (BENCH_REQUESTS per path and variant, default 20000; 3 alternating rounds)
 import express, { type Router } from "express";
-import { apiRouters, firstSegmentDispatch } from "../src/rest/routes";
+import { apiRouters, firstSegmentDispatch } from "../src/server/rest-routes";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 20000);
 

@@ -15,18 +15,19 @@ import { oauthPages } from "../pages/oauth.page";
 import { oauthProviderMiddleware } from "./oauth/provider";
 import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
-import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
+import { buildContext, createYogaServer, paramsSource } from "./server/yoga";
 import { graphqlFastPath } from "./graphql/fast-path";
-import { authMiddleware } from "./rest/auth";
+import { authMiddleware } from "./server/rest-auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
-import { API_PREFIX, apiRouters, firstSegmentDispatch } from "./rest/routes";
+import { API_PREFIX, apiRouters, firstSegmentDispatch } from "./server/rest-routes";
 import { openapiRouter } from "./openapi/openapi.rest";
 import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
 import { statusOf } from "./shared/errors";
+import { RAW_UPLOAD_PATHS } from "./extensions/client-routes";
 import { publicJwks } from "./platform/signing-keys";
 
 export interface App {
@@ -86,7 +87,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   const api = express.Router();
   api.use(walletCors(deps)); // before authentication: a CORS preflight carries no credential
   api.use(extensionSessionCors); // an extension's iframe calls with its session token from its own origin
-  api.use(requireJsonBody);
+  api.use(requireJsonBody(RAW_UPLOAD_PATHS));
   api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
   api.use(rejectDeepBodies);
   api.use(authMiddleware(deps));

@@ -7,7 +7,7 @@ import { eventTypeInfo } from "../src/events/catalog";
 import { fastPathStats } from "../src/graphql/fast-path";
 import { mintKey } from "../src/platform/api-keys.service";
 import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.service";
-import { restRoutes } from "../src/rest/routes";
+import { restRoutes } from "../src/server/rest-routes";
 import { FixedClock } from "../src/shared/clock";
 import { makeCtx } from "../src/shared/context";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";

@@ -1,8 +1,8 @@
-// firstSegmentDispatch (src/rest/routes.ts): the /api/v1 routers behind a dispatch on the first path segment must
+// firstSegmentDispatch (src/server/rest-routes.ts): the /api/v1 routers behind a dispatch on the first path segment must
 // answer every request exactly as mounting them one after another does. Synthetic routers, no database.
 import express, { type Router } from "express";
 import type { AddressInfo } from "node:net";
-import { apiRouters, firstSegmentDispatch, restRoutes } from "../src/rest/routes";
+import { apiRouters, firstSegmentDispatch, restRoutes } from "../src/server/rest-routes";
 
 /** A router whose every route answers with its own name, so a response says which route took the request. */
 function named(name: string, routes: [method: "get" | "post", path: string][], middleware?: express.RequestHandler): Router {

@@ -1,6 +1,6 @@
 // GraphQL for publishers and merchants: the same services and views as REST (src/extensions/extensions.rest.ts).
 // The Basic client-credential routes (enumeration, api-key mint) are REST-only: that credential is refused here.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import { errors } from "../shared/errors";

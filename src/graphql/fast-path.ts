@@ -15,8 +15,8 @@ import type { Deps } from "../shared/context";
 import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "./builder";
 import { wasReplayed } from "./idempotency";
-import { schema } from "./schema";
-import { buildContext, contextOf, liveGateRefusal, rateStateOf } from "./yoga";
+import { schema } from "../server/graphql-schema";
+import { buildContext, contextOf, liveGateRefusal, rateStateOf } from "../server/yoga";
 
 /** What processRegularResult builds, captured instead of a WHATWG Response. */
 class CapturedResponse {

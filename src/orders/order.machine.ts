@@ -63,6 +63,16 @@ export interface DeferredOrderMove {
   at: Date;
 }
 
+declare module "../shared/context" {
+  interface Ctx {
+    /**
+     * set by deferOrderMoves: order moves waiting to ride in the transaction's next statement that takes them
+     * (takeOrderMoves), or written in one statement before it commits
+     */
+    orderMoves?: DeferredOrderMove[];
+  }
+}
+
 /**
  * From now on in this transaction, moveOrderSoon() records moves instead of sending them: the transaction's next
  * statement that calls takeOrderMoves() carries them (one statement fewer: a checkout's capture moves its order in

@@ -7,7 +7,6 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 import { limitHeaders, refusalHeaders } from "../shared/rate-limit";
 import { randomToken } from "../shared/crypto";
 import { redactSecrets } from "../shared/secrets";
-import { RAW_UPLOAD_PATHS } from "../extensions/client-routes";
 
 export function ctxOf(req: Request): Ctx {
   const ctx = (req as any).ctx as Ctx | undefined;
@@ -113,9 +112,12 @@ export function notFoundHandler(req: Request, res: Response) {
 /** The RateLimit-* state a 429 reports (kept here for the callers that import it from the REST plumbing). */
 export { refusedState } from "../shared/rate-limit";
 
-/** A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. */
-export function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
-  if (RAW_UPLOAD_PATHS.has(req.path)) return next(); // the image itself is the body (extensions.rest.ts)
+/**
+ * A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. `rawBodyPaths`: the routes
+ * whose body is the file itself (the composition root passes extensions/client-routes.ts's upload routes).
+ */
+export const requireJsonBody = (rawBodyPaths: ReadonlySet<string>) => (req: Request, _res: Response, next: NextFunction) => {
+  if (rawBodyPaths.has(req.path)) return next();
   const empty = req.get("content-length") === "0"; // a bodiless POST (fetch sends Content-Length: 0) has nothing to parse
   if ((req.method === "POST" || req.method === "PUT" || req.method === "PATCH") && !empty && req.is(["application/json", "application/*+json"]) === false) {
     const sent = req.get("content-type");
@@ -126,4 +128,4 @@ export function requireJsonBody(req: Request, _res: Response, next: NextFunction
     );
   }
   next();
-}
+};

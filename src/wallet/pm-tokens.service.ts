@@ -26,6 +26,13 @@ export interface WalletSession {
   expiresAt: Date;
 }
 
+declare module "../shared/context" {
+  interface Ctx {
+    /** set for a request carrying a valid X-Service-PM-Token: one customer's wallet */
+    wallet?: WalletSession;
+  }
+}
+
 /** The API paths (relative to /api/v1) a PM token may call. */
 export function isWalletPath(path: string): boolean {
   return /^\/me\/(payment-methods|subscriptions)(\/|$)/.test(path);

@@ -7,9 +7,10 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { DomainError } from "../shared/errors";
+import type { Resolver } from "../shared/context";
 
 /** dns.lookup's promise form with { all: true }: every address of a host. Tests inject a stub. */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+export type { Resolver };
 
 export const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));

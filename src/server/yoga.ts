@@ -10,10 +10,10 @@ import { type Deps, isInvalidTextInput, makeCtx, reportLimit } from "../shared/c
 import { DomainError, errors, statusOf } from "../shared/errors";
 import { PM_TOKEN_HEADER } from "../wallet/pm-tokens.service";
 import { limitHeaders } from "../shared/rate-limit";
-import type { GqlContext } from "./builder";
-import { idempotentMutations } from "./idempotency";
-import { unknownIdArguments } from "./bad-ids";
-import { schema } from "./schema";
+import type { GqlContext } from "../graphql/builder";
+import { idempotentMutations } from "../graphql/idempotency";
+import { unknownIdArguments } from "../graphql/bad-ids";
+import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
 export interface CredentialSource {
