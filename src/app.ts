@@ -16,7 +16,7 @@ import { oauthProviderMiddleware } from "./oauth/provider";
 import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./server/yoga";
-import { graphqlFastPath } from "./graphql/fast-path";
+import { graphqlFastPath } from "./server/graphql-fast-path";
 import { authMiddleware } from "./server/rest-auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
@@ -28,6 +28,9 @@ import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
 import { statusOf } from "./shared/errors";
 import { RAW_UPLOAD_PATHS } from "./extensions/client-routes";
+import { registerTokenCredentialKinds } from "./platform/auth.service";
+import { authenticateAccessToken } from "./oauth/access-tokens";
+import { authenticateExtensionSession, extensionSessionIsLive } from "./extensions/session-auth";
 import { publicJwks } from "./platform/signing-keys";
 
 export interface App {
@@ -40,6 +43,8 @@ export interface App {
 
 export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">): App {
   const { config } = deps;
+  // the token kinds platform/auth.service.ts resolves through the modules that hold their keys
+  registerTokenCredentialKinds({ accessToken: authenticateAccessToken, extensionSession: authenticateExtensionSession, extensionSessionIsLive });
   const app = express();
   app.disable("x-powered-by");
   // No automatic ETag on every res.send (a SHA-1 of each body): API answers are not revalidated, and the few

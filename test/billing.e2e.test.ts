@@ -2,9 +2,9 @@
 // route (REST and GraphQL), sandbox never; subscribe makes the workspace live at once (the key principal cache is
 // warm); trial expiry answers trial_expired; billing writes are owner-only for dashboard sessions, scope-gated for keys.
 import { runPlatformBilling } from "../src/billing/platform-billing.service";
-import { gateExemptRoute } from "../src/billing/live-gate";
+import { gateExemptRoute } from "../src/platform/live-gate";
 import { eventTypeInfo } from "../src/events/catalog";
-import { fastPathStats } from "../src/graphql/fast-path";
+import { fastPathStats } from "../src/server/graphql-fast-path";
 import { mintKey } from "../src/platform/api-keys.service";
 import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.service";
 import { restRoutes } from "../src/server/rest-routes";
@@ -126,7 +126,7 @@ test("GraphQL: the same gate per operation; viewer and billing fields pass; sand
   expect([ok.code, ok.data?.billing]).toEqual([undefined, { state: "workspace_not_live", live: false }]);
   expect((await gql("{ connectors { nodes { id } } }", { key: w.sandboxKey })).code).toBeUndefined();
   expect((await gql("{ connectors { nodes { id } } }", { token: w.owner, headers: { "x-service-environment-id": w.sandbox.id } })).code).toBeUndefined();
-  // The document is a prepared query by now (src/graphql/fast-path.ts): the gate holds on that path too, word for word.
+  // The document is a prepared query by now (src/server/graphql-fast-path.ts): the gate holds on that path too, word for word.
   const prepared = fastPathStats.prepared;
   const again = await gql("{ connectors { nodes { id } } }", { key: w.prodKey });
   expect(fastPathStats.prepared).toBe(prepared + 1);

@@ -1,7 +1,7 @@
-// The GraphQL fast path (src/graphql/fast-path.ts) answers a server's JSON POST without Yoga's fetch-API layer. Each
+// The GraphQL fast path (src/server/graphql-fast-path.ts) answers a server's JSON POST without Yoga's fetch-API layer. Each
 // case here is sent twice: as a server sends it (the fast path) and with a browser Origin header (Yoga's own path),
 // and the two answers must be the same: status, body, content type, rate-limit and replay headers.
-import { compare, fastPathStats, regularMediaType } from "../src/graphql/fast-path";
+import { compare, fastPathStats, regularMediaType } from "../src/server/graphql-fast-path";
 import { startWithDemo, type TestApp } from "./helpers/app";
 
 let t: TestApp;

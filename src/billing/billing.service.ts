@@ -12,7 +12,7 @@ import { processorFor, TEST_TOKENS, testVaultReference } from "../payments/proce
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { chargeView, type PaymentMethodView, paymentMethodView, subscriptionView } from "./billing.view";
-import { billingState, type BillingState } from "./live-gate";
+import { billingState, type BillingState } from "../platform/live-gate";
 
 /** The platform's plans: a monthly charge in USD minor units. */
 export const PLANS = {

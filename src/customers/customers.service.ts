@@ -2,6 +2,7 @@
 // race-safe find-or-create by email that checkout uses when a buyer arrives with only an email.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { emailSchema } from "../shared/email";
 import type { Customer } from "../generated/prisma/client";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
 import { requireScope, requireTenant } from "../shared/guards";
@@ -15,7 +16,6 @@ import { isUuid } from "../shared/ids";
 export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
 
 /** Emails are stored trimmed and lower-cased, so one buyer is one row whatever the casing they type. */
-export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email("must be a valid email address"));
 
 /** Free text that null or an empty string clears (commerce.md part 2, `company`). */
 const clearableText = (max: number) =>

@@ -3,7 +3,7 @@
 // A key, OAuth token or extension session reaches only its own application; a member only applications their roles
 // cover (an OAuth token: both). Others answer 404.
 import { z } from "zod";
-import { emailSchema } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 import { type Application, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import type { Ctx } from "../shared/context";

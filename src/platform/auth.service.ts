@@ -3,15 +3,55 @@ import type { Ctx } from "../shared/context";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { DomainError, errors } from "../shared/errors";
 import type { LimitState } from "../shared/rate-limit";
-import { authenticateExtensionSession, extensionSessionIsLive, looksLikeJwt } from "../extensions/session-auth";
 import { memberCanUseEnvironment } from "../shared/permissions";
 import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal } from "../shared/principal";
-import { liveGate } from "../billing/live-gate";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "../billing/workspace-billing";
-import { authenticateAccessToken, type OAuthResource } from "../oauth/access-tokens";
-import type { DpopRequest } from "../oauth/dpop";
+import { liveGate } from "./live-gate";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "./workspace-billing";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 import { isUuid } from "../shared/ids";
+
+/** A compact JWS: three base64url parts, the header a JSON object (`eyJ` is `{"`). Dashboard tokens are `dst_…`. */
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const looksLikeJwt = (token: string) => token.length <= 8192 && JWT_SHAPE.test(token);
+
+/** What a resource knows of a request to check a proof against: the header, the method and the URLs it answers at. */
+export interface DpopRequest {
+  proof: string | null | undefined;
+  method: string;
+  /** normalized (origin + path): the URL the request reached, and the same path under BASE_URL */
+  urls: string[];
+}
+
+/** How a token was presented: its Authorization scheme, and the request a DPoP proof must match (none over graphql-ws). */
+export interface Presentation {
+  scheme: "bearer" | "dpop";
+  dpop?: DpopRequest;
+}
+
+/** The protected resources an OAuth access token is issued for: the API, or /mcp. */
+export type OAuthResource = "api" | "mcp";
+
+/**
+ * The credential kinds whose tokens a module above platform verifies with its own keys: OAuth access tokens
+ * (oauth/access-tokens.ts) and extension session tokens (extensions/session-auth.ts). They register here at
+ * start-up (the composition root, src/app.ts), so platform names neither.
+ */
+export interface TokenCredentialKinds {
+  accessToken(ctx: Ctx, token: string, resource: OAuthResource | undefined, presented: Presentation): Promise<Principal>;
+  extensionSession(ctx: Ctx, token: string): Promise<Principal>;
+  extensionSessionIsLive(ctx: Ctx, p: Principal): Promise<boolean>;
+}
+
+let tokenKinds: TokenCredentialKinds | null = null;
+
+export function registerTokenCredentialKinds(kinds: TokenCredentialKinds) {
+  tokenKinds = kinds;
+}
+
+function registered(): TokenCredentialKinds {
+  if (!tokenKinds) throw new Error("No token credential kinds: the composition root (src/app.ts) registers them at start-up (registerTokenCredentialKinds)");
+  return tokenKinds;
+}
 
 export interface CredentialInput {
   apiKey?: string | null;
@@ -45,7 +85,7 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
     if (dpop) {
       // the DPoP scheme is for OAuth access tokens bound to a key (RFC 9449) only
       if (!looksLikeJwt(dpop[1]) || !jwtKid(dpop[1]).startsWith(SIGNING_KID_PREFIX.oauth)) throw errors.unauthorized("'Authorization: DPoP' takes a DPoP-bound OAuth access token only");
-      return authenticateAccessToken(ctx, dpop[1], input.oauthResource, { scheme: "dpop", dpop: input.dpop });
+      return registered().accessToken(ctx, dpop[1], input.oauthResource, { scheme: "dpop", dpop: input.dpop });
     }
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!m) {
@@ -57,7 +97,7 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
     // OAuth access tokens and extension session tokens are RS256 JWTs (dashboard tokens are opaque dst_…); the key
     // that signed one says which it is (kid oauth-… or extensions-…), and each path verifies it with its own keys.
     if (looksLikeJwt(m[1])) {
-      return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1], input.oauthResource, { scheme: "bearer", dpop: input.dpop }) : authenticateExtensionSession(ctx, m[1]);
+      return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? registered().accessToken(ctx, m[1], input.oauthResource, { scheme: "bearer", dpop: input.dpop }) : registered().extensionSession(ctx, m[1]);
     }
     return authenticateDashboard(ctx, m[1], input);
   }
@@ -285,7 +325,7 @@ function envInfo(e: { id: string; slug: string; kind: string; providerEnvironmen
 export async function credentialIsLive(ctx: Ctx): Promise<boolean> {
   const p = ctx.principal;
   if (!p) return false;
-  if (p.extension) return extensionSessionIsLive(ctx, p);
+  if (p.extension) return registered().extensionSessionIsLive(ctx, p);
   if (p.oauth) {
     // a live subscription ends with its access token (wall-clock, as the token's lifetime is) or its grant
     if (p.oauth.expiresAt * 1000 <= Date.now()) return false;

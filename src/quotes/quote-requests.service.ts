@@ -3,7 +3,7 @@
 // request opens a quote in `requested` whose lines are unpriced; a buyer's price is only ever a target.
 import { z } from "zod";
 import { loadCartForCheckout } from "../carts/carts.service";
-import { emailSchema } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 import { principalEventTenant, recordEvent, tenantOf } from "../events/events.service";
 import type { QuoteRequestForm } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";

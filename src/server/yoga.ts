@@ -3,7 +3,7 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { DocumentNode } from "graphql";
-import { operationIsGated } from "../billing/live-gate";
+import { operationIsGated } from "../platform/live-gate";
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
 import { type Deps, isInvalidTextInput, makeCtx, reportLimit } from "../shared/context";

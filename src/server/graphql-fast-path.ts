@@ -13,10 +13,10 @@ import { createGraphQLError, processRegularResult, type YogaServerInstance } fro
 import type { Clock } from "../shared/clock";
 import type { Deps } from "../shared/context";
 import { limitHeaders } from "../shared/rate-limit";
-import type { GqlContext } from "./builder";
-import { wasReplayed } from "./idempotency";
-import { schema } from "../server/graphql-schema";
-import { buildContext, contextOf, liveGateRefusal, rateStateOf } from "../server/yoga";
+import type { GqlContext } from "../graphql/builder";
+import { wasReplayed } from "../graphql/idempotency";
+import { schema } from "./graphql-schema";
+import { buildContext, contextOf, liveGateRefusal, rateStateOf } from "./yoga";
 
 /** What processRegularResult builds, captured instead of a WHATWG Response. */
 class CapturedResponse {
