@@ -21,7 +21,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { Pool } from "pg";
-import { PrincipalCache } from "../src/platform/principal-cache";
+import { PrincipalCache } from "../src/shared/principal-cache";
 import { startBare } from "./bare-checkout";
 import { codeVersion, countStatements, fmt, median, openBenchDb, pct, startBenchApp } from "./harness";
 

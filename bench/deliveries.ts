@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { loadConfig } from "../src/config";
 import { recordEvent } from "../src/events/events.service";
-import { EventHub } from "../src/events/hub";
+import { EventHub } from "../src/shared/hub";
 import { ensureWorkspace } from "../src/platform/bootstrap.service";
 import { systemClock } from "../src/shared/clock";
 import { limitSpecs, RateLimits, storeFor } from "../src/shared/rate-limit";

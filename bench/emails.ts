@@ -7,7 +7,7 @@
 // Knobs: BENCH_EMAILS (default 1000).
 import os from "node:os";
 import { loadConfig } from "../src/config";
-import { EventHub } from "../src/events/hub";
+import { EventHub } from "../src/shared/hub";
 import { MailDispatcher } from "../src/mail/mail-sender";
 import { queueEmail } from "../src/mail/mail.service";
 import { SAMPLE_VARS } from "../src/mail/templates";

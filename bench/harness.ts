@@ -11,7 +11,7 @@ import { type App, buildApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
 import { type Db, openDb } from "../src/db/client";
 import { applyMigrations, pgDriver } from "../src/db/migrate";
-import { EventHub } from "../src/events/hub";
+import { EventHub } from "../src/shared/hub";
 import { type BootstrapResult, bootstrapDemo } from "../src/platform/bootstrap.service";
 import { systemClock } from "../src/shared/clock";
 import { type Deps, makeCtx } from "../src/shared/context";

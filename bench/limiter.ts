@@ -10,7 +10,7 @@
 import type { AddressInfo } from "node:net";
 import { buildApp } from "../src/app";
 import { loadConfig } from "../src/config";
-import { EventHub } from "../src/events/hub";
+import { EventHub } from "../src/shared/hub";
 import { bootstrapDemo } from "../src/platform/bootstrap.service";
 import { systemClock } from "../src/shared/clock";
 import { type Deps, makeCtx } from "../src/shared/context";

@@ -1,10 +1,10 @@
-// What finding a /api/v1 route costs: the routers mounted one after another against mountApiRouters (src/rest/routes.ts:
+// What finding a /api/v1 route costs: the routers mounted one after another against mountApiRouters (src/server/rest-routes.ts:
 // one route per first path segment). Both are built from the real routers' route tables (src/rest/api-router.ts) with
 // stub handlers, and driven in this process with plain request objects, so only Express's routing is measured.
 //   npx tsx bench/rest-routing.ts            (BENCH_REQUESTS per path and variant, default 20000; 3 alternating rounds)
 import express, { type Router } from "express";
 import { apiRouter, routeTable } from "../src/rest/api-router";
-import { apiRouters, mountApiRouters } from "../src/rest/routes";
+import { apiRouters, mountApiRouters } from "../src/server/rest-routes";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 20000);
 

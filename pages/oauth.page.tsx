@@ -12,7 +12,7 @@ import { createHmac } from "node:crypto";
 import express, { Router, type Request, type Response } from "express";
 import type Provider from "oidc-provider";
 import { authenticateRequest } from "../src/platform/auth.service";
-import type { Principal } from "../src/platform/principal";
+import type { Principal } from "../src/shared/principal";
 import { type Deps, makeCtx } from "../src/shared/context";
 import { constantTimeEqual } from "../src/shared/crypto";
 import { DomainError } from "../src/shared/errors";

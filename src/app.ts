@@ -15,16 +15,21 @@ import { oauthPages } from "../pages/oauth.page";
 import { oauthProviderMiddleware } from "./oauth/provider";
 import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
-import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
-import { authMiddleware } from "./rest/auth";
+import { buildContext, createYogaServer, paramsSource } from "./server/yoga";
+import { authMiddleware } from "./server/rest-auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
-import { API_PREFIX, mountApiRouters } from "./rest/routes";
+import { API_PREFIX, mountApiRouters } from "./server/rest-routes";
 import { openapiRouter } from "./openapi/openapi.rest";
 import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
 import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
+import { statusOf } from "./shared/errors";
+import { RAW_UPLOAD_PATHS } from "./extensions/client-routes";
+import { registerTokenCredentialKinds } from "./platform/auth.service";
+import { authenticateAccessToken } from "./oauth/access-tokens";
+import { authenticateExtensionSession, extensionSessionIsLive } from "./extensions/session-auth";
 import { publicJwks } from "./platform/signing-keys";
 
 export interface App {
@@ -37,6 +42,8 @@ export interface App {
 
 export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">): App {
   const { config } = deps;
+  // the token kinds platform/auth.service.ts resolves through the modules that hold their keys
+  registerTokenCredentialKinds({ accessToken: authenticateAccessToken, extensionSession: authenticateExtensionSession, extensionSessionIsLive });
   const app = express();
   app.disable("x-powered-by");
   // No automatic ETag on every res.send (a SHA-1 of each body): API answers are not revalidated, and the few
@@ -83,7 +90,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   const api = express.Router();
   api.use(walletCors(deps)); // before authentication: a CORS preflight carries no credential
   api.use(extensionSessionCors); // an extension's iframe calls with its session token from its own origin
-  api.use(requireJsonBody);
+  api.use(requireJsonBody(RAW_UPLOAD_PATHS));
   api.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ["application/json", "application/*+json"], verify: verifyUtf8 }));
   api.use(rejectDeepBodies);
   api.use(authMiddleware(deps));
@@ -179,7 +186,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
  */
 function rejectMalformedGraphqlJson(req: express.Request, res: express.Response, next: express.NextFunction) {
   const refuse = (what: string) =>
-    void res.status(400).json({ errors: [{ message: `${what} is not valid JSON`, extensions: { code: "invalid_json", status: 400 } }] });
+    void res.status(statusOf("invalid_json")).json({ errors: [{ message: `${what} is not valid JSON`, extensions: { code: "invalid_json", status: statusOf("invalid_json") } }] });
   if (req.method === "GET") {
     for (const param of ["variables", "extensions"]) {
       const v = req.query[param];

@@ -143,9 +143,3 @@ function pick(env: Record<string, string | undefined>) {
   }
   return out;
 }
-
-/**
- * Whether a DomainError whose code is missing from the error catalogue, or stated with another status, throws
- * (src/shared/errors.ts): everywhere but production, where the catalogue's status wins quietly.
- */
-export const strictErrorCatalogue = process.env.NODE_ENV !== "production";

@@ -2,8 +2,8 @@
 import path from "node:path";
 import type { Config } from "./config";
 import { type Db, openDb } from "./db/client";
-import { EventHub } from "./events/hub";
-import { PrincipalCache } from "./platform/principal-cache";
+import { EventHub } from "./shared/hub";
+import { PrincipalCache } from "./shared/principal-cache";
 import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
 import { limitSpecs, RateLimits, storeFor } from "./shared/rate-limit";

@@ -2,11 +2,11 @@
 // route (REST and GraphQL), sandbox never; subscribe makes the workspace live at once (the key principal cache is
 // warm); trial expiry answers trial_expired; billing writes are owner-only for dashboard sessions, scope-gated for keys.
 import { runPlatformBilling } from "../src/billing/platform-billing.service";
-import { gateExemptRoute } from "../src/billing/live-gate";
+import { gateExemptRoute } from "../src/platform/live-gate";
 import { eventTypeInfo } from "../src/events/catalog";
 import { mintKey } from "../src/platform/api-keys.service";
 import { ensureWorkspace, mintDashboardToken } from "../src/platform/bootstrap.service";
-import { restRoutes } from "../src/rest/routes";
+import { restRoutes } from "../src/server/rest-routes";
 import { FixedClock } from "../src/shared/clock";
 import { makeCtx } from "../src/shared/context";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";

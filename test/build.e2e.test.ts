@@ -1,6 +1,6 @@
 // `npm run build` compiles the service into dist/ and `npm run start:built` runs it with plain node: the same
 // service as `npm start`, reading its migrations, the extension bridge's modules and the Excel parser's worker from
-// where they are when compiled (src/shared/paths.ts, src/imports/import.excel.ts). It once built but could not start.
+// where they are when compiled (src/paths.ts, src/imports/import.excel.ts). It once built but could not start.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

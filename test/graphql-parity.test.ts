@@ -2,10 +2,10 @@
 // OpenAPI operationIds come from it too), and the test fails
 // when a route is added without one, when a named field is missing from the schema, or when a route is gone.
 import type { GraphQLSchema } from "graphql";
-import { GATE_EXEMPT, GATE_EXEMPT_FIELDS, gateExemptRoute } from "../src/billing/live-gate";
-import { schema } from "../src/graphql/schema";
+import { GATE_EXEMPT, GATE_EXEMPT_FIELDS, gateExemptRoute } from "../src/platform/live-gate";
+import { schema } from "../src/server/graphql-schema";
 import { GRAPHQL_FOR, NO_GRAPHQL } from "../src/rest/graphql-counterparts";
-import { restRoutes, type RouteInfo } from "../src/rest/routes";
+import { restRoutes, type RouteInfo } from "../src/server/rest-routes";
 
 const routeKey = (r: RouteInfo) => `${r.method.toUpperCase()} ${r.path}`;
 

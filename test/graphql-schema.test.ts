@@ -13,7 +13,7 @@ import {
   isScalarType,
   isSpecifiedScalarType,
 } from "graphql";
-import { schema } from "../src/graphql/schema";
+import { schema } from "../src/server/graphql-schema";
 
 const types = Object.values(schema.getTypeMap()).filter((t) => !t.name.startsWith("__") && !isSpecifiedScalarType(t));
 

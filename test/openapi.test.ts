@@ -5,7 +5,7 @@ import path from "node:path";
 import { validate } from "@readme/openapi-parser";
 import { openApiDocument } from "../src/openapi/document";
 import { IMPORT_UPLOAD_PATH } from "../src/imports/imports.rest";
-import { restRoutes } from "../src/rest/routes";
+import { restRoutes } from "../src/server/rest-routes";
 import { startWithDemo, type TestApp } from "./helpers/app";
 import { assertDocumented } from "./helpers/openapi";
 

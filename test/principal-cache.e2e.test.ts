@@ -1,7 +1,7 @@
-// The API-key principal cache (src/platform/principal-cache.ts): a warm key costs no statement, and a revoked key
+// The API-key principal cache (src/shared/principal-cache.ts): a warm key costs no statement, and a revoked key
 // (or one of an archived environment) fails on the very next request in every process sharing the database.
-import { PrincipalCache } from "../src/platform/principal-cache";
-import type { Principal } from "../src/platform/principal";
+import { PrincipalCache } from "../src/shared/principal-cache";
+import type { Principal } from "../src/shared/principal";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { statementsOf } from "./helpers/statements";

@@ -1,9 +1,9 @@
-// mountApiRouters (src/rest/routes.ts): the /api/v1 routers mounted by first path segment must answer every request
+// mountApiRouters (src/server/rest-routes.ts): the /api/v1 routers mounted by first path segment must answer every request
 // exactly as mounting them one after another does. Synthetic routers, no database.
 import express, { type Router } from "express";
 import type { AddressInfo } from "node:net";
 import { apiRouter } from "../src/rest/api-router";
-import { apiRouters, mountApiRouters, restRoutes } from "../src/rest/routes";
+import { apiRouters, mountApiRouters, restRoutes } from "../src/server/rest-routes";
 
 /** A router whose every route answers with its own name, so a response says which route took the request. */
 function named(name: string, routes: [method: "get" | "post", path: string][], middleware?: [path: string, express.RequestHandler]): Router {

@@ -3,7 +3,7 @@
 // CORS from the application's allowedOrigins, events. Real database through HTTP.
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
-import { restRoutes } from "../src/rest/routes";
+import { restRoutes } from "../src/server/rest-routes";
 import { startTestApp, startWithDemo, type BootstrapLike, type TestApp, postgresPassTest } from "./helpers/app";
 import { client, mintKeyVia } from "./helpers/http";
 import { codeOf, gqlClient } from "./helpers/gql";

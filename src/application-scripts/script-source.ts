@@ -11,10 +11,10 @@ import { BlockedAddressError, checkOutboundUrl, guardedLookup, type Resolver, sy
 export const MAX_SCRIPT_BYTES = 512 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
 
-const invalidUrl = (message: string) => new DomainError("invalid_script_url", 422, message);
-const fetchFailed = (message: string, details?: Record<string, unknown>) => new DomainError("script_fetch_failed", 422, message, details);
+const invalidUrl = (message: string) => new DomainError("invalid_script_url", message);
+const fetchFailed = (message: string, details?: Record<string, unknown>) => new DomainError("script_fetch_failed", message, details);
 export const tooLarge = (size: number | null) =>
-  new DomainError("script_too_large", 422, `A script may be at most ${MAX_SCRIPT_BYTES} bytes${size !== null ? ` (this one is ${size})` : ""}`, { maxBytes: MAX_SCRIPT_BYTES });
+  new DomainError("script_too_large", `A script may be at most ${MAX_SCRIPT_BYTES} bytes${size !== null ? ` (this one is ${size})` : ""}`, { maxBytes: MAX_SCRIPT_BYTES });
 
 /** Checks the URL's form and, in production, where it resolves (the webhook URL rules). */
 export async function checkScriptUrl(raw: string, environmentKind: string, resolve: Resolver = systemResolver): Promise<URL> {

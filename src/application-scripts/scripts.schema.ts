@@ -1,5 +1,5 @@
 // GraphQL for application scripts: the same services and views as REST (src/application-scripts/scripts.rest.ts).
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import { type BeaconReason, type BeaconType, recordBeacon } from "./beacons.service";

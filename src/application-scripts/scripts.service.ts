@@ -4,8 +4,8 @@
 // the bytes that were saved. The kill switch of an application environment takes every script off the page at once.
 import { z } from "zod";
 import type { ApplicationScript } from "../generated/prisma/client";
-import { requirePermission, requireScope, requireTenant } from "../platform/auth.service";
-import type { Tenant } from "../platform/principal";
+import { requirePermission, requireScope, requireTenant } from "../shared/guards";
+import type { Tenant } from "../shared/principal";
 import type { Config } from "../config";
 import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { sha256Hex } from "../shared/crypto";
@@ -104,7 +104,7 @@ async function contentOf(ctx: Ctx, input: { src?: string; inline?: string; sha25
   if (body.length === 0) throw errors.validation([{ path: [input.inline !== undefined ? "inline" : "src"], message: "The script is empty" }]);
   const hex = sha256Hex(body);
   if (input.sha256 !== undefined && input.sha256 !== hex) {
-    throw new DomainError("script_integrity_mismatch", 422, `The script's SHA-256 is ${hex}, not the sha256 you sent`, { expected: input.sha256, actual: hex });
+    throw new DomainError("script_integrity_mismatch", `The script's SHA-256 is ${hex}, not the sha256 you sent`, { expected: input.sha256, actual: hex });
   }
   return { body, hex, src: url, inline: input.inline ?? null };
 }
@@ -139,7 +139,7 @@ export async function createScript(ctx: Ctx, body: unknown) {
   const row = await withTx(ctx, async (tx) => {
     await lockTenant(tx, t);
     const count = await tx.db.applicationScript.count({ where: { applicationId: t.applicationId, environmentId: t.environmentId, deletedAt: null } });
-    if (count >= MAX_SCRIPTS) throw new DomainError("script_limit_reached", 409, `An environment holds at most ${MAX_SCRIPTS} scripts: delete one first`, { limit: MAX_SCRIPTS });
+    if (count >= MAX_SCRIPTS) throw new DomainError("script_limit_reached", `An environment holds at most ${MAX_SCRIPTS} scripts: delete one first`, { limit: MAX_SCRIPTS });
     const created = await tx.db.applicationScript.create({
       data: {
         applicationId: t.applicationId,

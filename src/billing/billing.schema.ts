@@ -1,7 +1,7 @@
 // GraphQL for the workspace's platform billing: the same services and views as REST (billing.rest.ts).
 import { builder } from "../graphql/builder";
 import { describedEnum } from "../graphql/shared-types";
-import type { BillingState } from "./live-gate";
+import type { BillingState } from "../platform/live-gate";
 import {
   addPaymentMethod,
   type BillingOverview,

@@ -6,13 +6,13 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type EventTenant, recordEvent } from "../events/events.service";
 import type { PlatformCharge, PlatformPaymentMethod, PlatformSubscription } from "../generated/prisma/client";
-import { requirePermission, requireScope } from "../platform/auth.service";
-import { invalidatePrincipals } from "../platform/principal-cache";
+import { requirePermission, requireScope } from "../shared/guards";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { processorFor, TEST_TOKENS, testVaultReference } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { chargeView, type PaymentMethodView, paymentMethodView, subscriptionView } from "./billing.view";
-import { billingState, type BillingState } from "./live-gate";
+import { billingState, type BillingState } from "../platform/live-gate";
 
 /** The platform's plans: a monthly charge in USD minor units. */
 export const PLANS = {
@@ -188,7 +188,7 @@ export async function setBackupPaymentMethod(ctx: Ctx, id: string): Promise<Paym
     const pm = await methodOf(tx, workspaceId, id);
     if (pm.isBackup) return paymentMethodView(pm);
     if (pm.isDefault) {
-      throw new DomainError("cannot_backup_default", 409, "This card is the default: the backup must be another card (add one, or make another card the default first)", { paymentMethodId: pm.id });
+      throw new DomainError("cannot_backup_default", "This card is the default: the backup must be another card (add one, or make another card the default first)", { paymentMethodId: pm.id });
     }
     const previous = await tx.db.platformPaymentMethod.findFirst({ where: { ...liveMethods(workspaceId), isBackup: true } });
     if (previous) await tx.db.platformPaymentMethod.update({ where: { id: previous.id }, data: { isBackup: false } });
@@ -214,7 +214,7 @@ export async function removePaymentMethod(ctx: Ctx, id: string): Promise<void> {
     if (pm.isDefault) {
       const sub = await tx.db.platformSubscription.findUnique({ where: { workspaceId } });
       if (sub && sub.status !== "cancelled" && !sub.cancelAtPeriodEnd) {
-        throw new DomainError("cannot_remove_default", 409, "The default card pays the active subscription: make another card the default first, or cancel");
+        throw new DomainError("cannot_remove_default", "The default card pays the active subscription: make another card the default first, or cancel");
       }
     }
     await tx.db.platformPaymentMethod.update({ where: { id: pm.id }, data: { deletedAt: tx.clock.now(), isDefault: false, isBackup: false } });
@@ -283,7 +283,6 @@ export async function subscribe(ctx: Ctx, body: unknown): Promise<BillingOvervie
     if (existing?.status === "active") {
       throw new DomainError(
         "invalid_subscription_state",
-        400,
         existing.cancelAtPeriodEnd ? "The subscription is cancelled at period end: resume it instead (POST /billing/resume)" : "The workspace already has an active subscription",
         { status: existing.status, cancelAtPeriodEnd: existing.cancelAtPeriodEnd },
       );
@@ -303,7 +302,7 @@ export async function subscribe(ctx: Ctx, body: unknown): Promise<BillingOvervie
     return { failed: null };
   });
   if (outcome.failed) {
-    throw new DomainError("payment_failed", 402, "The card was declined: the workspace is not subscribed", {
+    throw new DomainError("payment_failed", "The card was declined: the workspace is not subscribed", {
       reason: outcome.failed.failureCode,
       chargeId: outcome.failed.id,
     });
@@ -312,7 +311,7 @@ export async function subscribe(ctx: Ctx, body: unknown): Promise<BillingOvervie
 }
 
 function stateError(sub: PlatformSubscription | null, message: string) {
-  return new DomainError("invalid_subscription_state", 400, message, { status: sub?.status ?? null, cancelAtPeriodEnd: sub?.cancelAtPeriodEnd ?? null });
+  return new DomainError("invalid_subscription_state", message, { status: sub?.status ?? null, cancelAtPeriodEnd: sub?.cancelAtPeriodEnd ?? null });
 }
 
 /** Cancels at period end: the workspace stays live until then. */

@@ -2,7 +2,7 @@
 // renew.
 import { recordEvent } from "../events/events.service";
 import type { Workspace } from "../generated/prisma/client";
-import { invalidatePrincipals } from "../platform/principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { type Ctx, withTx } from "../shared/context";
 import { addMonth, chargePlan, liveMethods, lockWorkspace, type PlanId, workspaceEventTenant } from "./billing.service";
 import { chargeView } from "./billing.view";

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { type CartLineItem, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import { outboxIf, principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { metadataSchema } from "../shared/address";
 import { type Ctx, withStatement, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";

@@ -6,14 +6,14 @@ export const cartErrors = {
   notFound: () => errors.notFound("Cart", "cart_not_found"),
   itemNotFound: () => errors.notFound("Line item"),
   notEditable: (status: string) =>
-    new DomainError("cart_not_editable", 409, `Only open carts can be changed; this cart is ${status}`, { status }),
+    new DomainError("cart_not_editable", `Only open carts can be changed; this cart is ${status}`, { status }),
   currencyMismatch: (requested: string, applicationCurrency: string) =>
-    new DomainError("currency_mismatch", 422, `Cart currency ${requested} differs from the application's currency ${applicationCurrency}`, {
+    new DomainError("currency_mismatch", `Cart currency ${requested} differs from the application's currency ${applicationCurrency}`, {
       currency: requested,
       applicationCurrency,
     }),
   shippingCurrencyMismatch: (rateCurrency: string, cartCurrency: string) =>
-    new DomainError("currency_mismatch", 422, `Shipping rate currency ${rateCurrency} differs from the cart's currency ${cartCurrency}`, {
+    new DomainError("currency_mismatch", `Shipping rate currency ${rateCurrency} differs from the cart's currency ${cartCurrency}`, {
       currency: rateCurrency,
       cartCurrency,
       field: "currency",
@@ -21,7 +21,6 @@ export const cartErrors = {
   imageUrlUnresolvable: (imageUrl: string) =>
     new DomainError(
       "image_url_unresolvable",
-      400,
       "imageUrl is a relative path but the application has no storefrontBaseUrl or allowedOrigins to resolve it against",
       { imageUrl },
     ),

@@ -1,5 +1,5 @@
 // Cart statuses (commerce.md part 3) and the guard every cart mutation takes first.
-import type { Tenant } from "../platform/principal";
+import type { Tenant } from "../shared/principal";
 import type { Ctx } from "../shared/context";
 import { cartErrors } from "./carts.errors";
 import { isUuid } from "../shared/ids";

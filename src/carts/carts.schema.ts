@@ -1,12 +1,35 @@
 // GraphQL for carts: the same services and views as REST.
 import { builder } from "../graphql/builder";
-import { AddressInput, AddressRef, addressArg, describedEnum, ShippingRateRef, TaxLineRef, TotalsRef } from "../graphql/shared-types";
+import { compact, withClears } from "../graphql/args";
+import { AddressInput, AddressRef, addressArg, describedEnum } from "../graphql/shared-types";
 import type { Address } from "../shared/address";
-import { type CartCalculation, calculateCart } from "../shipping-tax/shipping-tax.service";
 import { addLineItem, LINE_ITEM_TYPES, removeLineItem, updateLineItem } from "./cart-items.service";
 import type { CART_STATUSES } from "./carts.machine";
 import { cartView } from "./cart.view";
-import { clearShipping, createCart, getCart, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
+import { clearShipping, createCart, getCart, replaceTaxLines, type SelectedShipping, selectShipping, type TaxLine, updateCart } from "./carts.service";
+
+export const ShippingRateRef = builder.objectRef<SelectedShipping>("ShippingRate").implement({
+  description: "A shipping method with its price, as offered by a calculation or selected on a cart",
+  fields: (t) => ({
+    methodId: t.exposeString("methodId", { description: "Your identifier of the method; send it back to select it" }),
+    displayName: t.exposeString("displayName", { description: "What the buyer sees, e.g. Standard (3-5 days)" }),
+    rateAmount: t.exposeInt("rateAmount", { description: "Price in minor units of currency (1999 = 19.99)" }),
+    currency: t.string({ description: "ISO 4217 currency of rateAmount", resolve: (r) => r.currency }),
+    carrier: t.string({ nullable: true, description: "Carrier name, e.g. UPS", resolve: (r) => r.carrier ?? null }),
+    serviceCode: t.string({ nullable: true, description: "The carrier's service code", resolve: (r) => r.serviceCode ?? null }),
+    estimatedDeliveryDays: t.int({ nullable: true, description: "Business days to delivery, when known", resolve: (r) => r.estimatedDeliveryDays ?? null }),
+  }),
+});
+
+export const TaxLineRef = builder.objectRef<TaxLine>("TaxLine").implement({
+  description: "A tax charged on the whole cart or order (in addition to each line's own taxAmount)",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Label shown to the buyer, e.g. VAT" }),
+    amount: t.exposeInt("amount", { description: "Tax in minor units of the currency" }),
+    rateBps: t.int({ nullable: true, description: "Rate in basis points (2000 = 20%), when it came from a rate", resolve: (l) => l.rateBps ?? null }),
+    jurisdiction: t.string({ nullable: true, description: "Where the tax is owed, e.g. a country or state code", resolve: (l) => l.jurisdiction ?? null }),
+  }),
+});
 
 type CartV = ReturnType<typeof cartView>;
 type LineV = CartV["lineItems"][number];
@@ -131,48 +154,6 @@ const TaxLineInput = builder.inputType("CartTaxLineInput", {
   }),
 });
 
-const CalculationKindEnum = describedEnum<"cart_estimate" | "checkout_final">("CalculationKind", "What a calculation is for", {
-  cart_estimate: "A preview; nothing is stored unless persist is true",
-  checkout_final: "The price the buyer will pay; always persisted on the cart",
-});
-
-const CalculationShippingRef = builder.objectRef<CartCalculation["shipping"]>("CalculationShipping").implement({
-  description: "The shipping part of a calculation",
-  fields: (t) => ({
-    methods: t.field({ type: [ShippingRateRef], description: "Rates on offer; empty when no line requires shipping", resolve: (c) => c.methods }),
-    selectedMethod: t.field({ type: ShippingRateRef, nullable: true, description: "The requested or current method, refreshed to the configured rate", resolve: (c) => c.selectedMethod }),
-  }),
-});
-
-const CalculationTaxRef = builder.objectRef<CartCalculation["tax"]>("CalculationTax").implement({
-  description: "The tax part of a calculation",
-  fields: (t) => ({ lines: t.field({ type: [TaxLineRef], description: "Tax for the destination country (none when it has no rate)", resolve: (c) => c.lines }) }),
-});
-
-const CalculationRef = builder.objectRef<CartCalculation>("CartCalculation").implement({
-  description: "Shipping methods, tax and totals the built-in provider computes for a cart (the REST body's shape)",
-  fields: (t) => ({
-    snapshotId: t.exposeString("snapshotId", { description: "Identifies this result" }),
-    shipping: t.field({ type: CalculationShippingRef, description: "Methods on offer and the selected one", resolve: (c) => c.shipping }),
-    tax: t.field({ type: CalculationTaxRef, description: "Tax lines", resolve: (c) => c.tax }),
-    totals: t.field({ type: TotalsRef, description: "The cart's totals with this result applied", resolve: (c) => c.totals }),
-  }),
-});
-
-/** GraphQL gives absent optional args as null; the REST body would omit them. */
-export function compact<T extends Record<string, unknown>>(o: T) {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
-}
-
-/**
- * compact() for update mutations, except that an explicit null on a `clearable` field is kept: it clears the
- * field, as `null` does in the REST PATCH body. graphql-js leaves an argument the caller did not send out of
- * the args object (undefined), so only a null the caller wrote reaches the service.
- */
-export function withClears<T extends Record<string, unknown>>(o: T, clearable: readonly (keyof T & string)[]) {
-  return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (v !== null || clearable.includes(k))));
-}
-
 const idOrNull = (v: string | number | null | undefined) => (v === null || v === undefined ? v : String(v));
 
 const cartId = "The cart's id";
@@ -288,21 +269,5 @@ builder.mutationFields((t) => ({
     authScopes: { scope: "carts:write" },
     args: { cartId: t.arg.id({ required: true, description: cartId }), lines: t.arg({ type: [TaxLineInput], required: true, description: "The new tax lines (at most 100)" }) },
     resolve: async (_r, a, ctx) => cartView(await replaceTaxLines(ctx, String(a.cartId), { lines: a.lines.map((l) => compact(l as Record<string, unknown>)) })),
-  }),
-  calculateCart: t.field({
-    type: CalculationRef,
-    description: "Shipping methods, tax and totals for the cart from the built-in provider (REST: POST /shipping-tax/carts/{cartId}/calculate). Needs shipping_tax:write or carts:write",
-    authScopes: { authenticated: true },
-    args: {
-      cartId: t.arg.id({ required: true, description: cartId }),
-      kind: t.arg({ type: CalculationKindEnum, description: "Default cart_estimate" }),
-      selectedShippingMethodId: t.arg.string({ description: "Select this method (one of the flat rates' methodId)" }),
-      persist: t.arg.boolean({ description: "Store the selection and tax lines on the cart (always for checkout_final)" }),
-      shippingAddress: t.arg({ type: AddressInput, description: "Set the cart's shipping address first (its country picks the tax rate)" }),
-      billingAddress: t.arg({ type: AddressInput, description: "Set the cart's billing address first (used for tax when there is no shipping address)" }),
-      taxDate: t.arg.string({ description: "The date tax applies on, YYYY-MM-DD (default today)" }),
-    },
-    resolve: (_r, { cartId, ...body }, ctx) =>
-      calculateCart(ctx, String(cartId), compact({ ...body, shippingAddress: addressArg(body.shippingAddress), billingAddress: addressArg(body.billingAddress) })),
   }),
 }));

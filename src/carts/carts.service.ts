@@ -4,9 +4,10 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { findCustomer, emailSchema } from "../customers/customers.service";
+import { findCustomer } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 import { principalEventTenant, recordEvent, withOutbox } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withStatement, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -191,7 +192,7 @@ export async function loadCartForCheckout(ctx: Ctx, cartId: string, tenant?: Ten
 
 async function requireCustomer(ctx: Ctx, tenant: TenantIds, id: string) {
   const customer = await findCustomer(ctx, tenant, id);
-  if (!customer) throw new DomainError("not_found", 404, "Customer not found", { field: "customerId" });
+  if (!customer) throw new DomainError("not_found", "Customer not found", { field: "customerId" });
   return customer;
 }
 

@@ -83,20 +83,20 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   const { cart: cart0, ...s0 } = read.session;
   let cart = cart0;
   const now = ctx.clock.now();
-  if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", 410, "This checkout session has expired");
+  if (s0.status === "expired" || (s0.status === "open" && s0.expiresAt <= now)) throw new DomainError("session_expired", "This checkout session has expired");
   if (s0.status !== "open") throw notOpen(s0);
   // A wallet's zero-amount vault session (wallet/saved-cards.service.ts) saves a card; it never becomes an order.
   if ((s0.metadata as { walletVault?: unknown } | null)?.walletVault === true) {
-    throw new DomainError("session_not_open", 422, "This session saves a card: confirm it with POST /me/payment-methods/confirm", { status: s0.status });
+    throw new DomainError("session_not_open", "This session saves a card: confirm it with POST /me/payment-methods/confirm", { status: s0.status });
   }
   if (!(METHODS as readonly string[]).includes(input.paymentMethod) || !s0.allowedMethods.includes(input.paymentMethod)) {
-    throw new DomainError("payment_method_not_allowed", 422, `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
+    throw new DomainError("payment_method_not_allowed", `Payment method "${input.paymentMethod}" is not accepted here`, { allowedMethods: s0.allowedMethods });
   }
   const method = input.paymentMethod as Method;
   // A session opened by POST /orders/{id}/checkout pays that existing order (orders/order-lifecycle.service.ts).
   if (s0.payOrderId) {
     // The order exists already; a processor-proxy charge is matched to a new order's total, so it is not offered here.
-    if (method === "processor_proxy") throw new DomainError("payment_method_not_allowed", 422, 'Payment method "processor_proxy" is not accepted for an existing order', { allowedMethods: s0.allowedMethods.filter((m) => m !== "processor_proxy") });
+    if (method === "processor_proxy") throw new DomainError("payment_method_not_allowed", 'Payment method "processor_proxy" is not accepted for an existing order', { allowedMethods: s0.allowedMethods.filter((m) => m !== "processor_proxy") });
     return completeOrderCheckout(ctx, s0, { paymentMethod: method, paymentToken: input.paymentToken, net30Acceptance: input.net30Acceptance });
   }
 
@@ -110,14 +110,14 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
   if (method === "card" && !input.paymentToken) missing.push("paymentToken");
   if (method === "net30" && !input.net30Acceptance) missing.push("net30Acceptance");
   if (method === "processor_proxy" && !input.processorTransactionId) missing.push("processorTransactionId");
-  if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
+  if (missing.length) throw new DomainError("missing_required_field", `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   if (method === "card") checkDeclines(ctx, s0.id);
   // A recurring session: trial eligibility (one trial per customer per plan) and, for an empty cart, the plan's line.
   const recurring = s0.recurring ? await recurringCheckout(ctx, s0, cart, email) : null;
   if (recurring) cart = recurring.cart;
   // Deposit terms: the balance becomes a Net-N invoice, so the invoice connection must be there before any charge.
   const balanceConnector = s0.depositAmount !== null ? await ctx.db.connector.findFirst({ where: { applicationId: s0.applicationId, environmentId: s0.environmentId, kind: "invoice_terms", status: "active" }, orderBy: { createdAt: "asc" } }) : null;
-  if (s0.depositAmount !== null && !balanceConnector) throw new DomainError("no_payment_connection", 422, "No active invoice_terms connection for this quote's balance invoice");
+  if (s0.depositAmount !== null && !balanceConnector) throw new DomainError("no_payment_connection", "No active invoice_terms connection for this quote's balance invoice");
 
   // Processor proxy: the buyer's charge is checked before anything is written (402 payment_failed with details.reason);
   // the payment row is a card payment recording it.
@@ -149,10 +149,10 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       if (!placed.claimed) {
         const s = await findSession(tx, id);
         if (s.status !== "open") throw notOpen(s);
-        throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
+        throw new DomainError("checkout_in_progress", "This checkout is already being completed");
       }
       const connector = placed.connector;
-      if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[method]} connection for this application and environment`);
+      if (!connector) throw new DomainError("no_payment_connection", `No active ${CONNECTOR_KIND[method]} connection for this application and environment`);
       let customer = placed.customer;
       let payment = placed.payment;
       let orderId = placed.orderId;
@@ -172,7 +172,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
         // same order), or another session's, which ends this one.
         const order = await tx.db.order.findUnique({ where: { cartId: cart.id } });
         if (!order || order.checkoutSessionId !== s0.id) {
-          throw new DomainError("session_not_open", 422, "This session's cart was already ordered through another checkout session", {
+          throw new DomainError("session_not_open", "This session's cart was already ordered through another checkout session", {
             status: s0.status,
             reason: "cart_already_ordered",
             orderId: order?.id,
@@ -232,7 +232,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       });
       if (settled.status === "failed") {
         await countDecline(ctx, s0.id);
-        throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId, paymentId: settled.id });
+        throw new DomainError("payment_failed", settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId, paymentId: settled.id });
       }
     } else {
       settled = await withTx(ctx, async (tx) => {

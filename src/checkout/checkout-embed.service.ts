@@ -4,7 +4,7 @@ import { z } from "zod";
 import { addLineItem } from "../carts/cart-items.service";
 import { cartView } from "../carts/cart.view";
 import { createCart } from "../carts/carts.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { positiveAmount } from "../shared/money";
 import { DomainError, parseInput } from "../shared/errors";
@@ -32,7 +32,7 @@ function mintEmbedToken(now: Date) {
 export async function createEmbedSession(ctx: Ctx, body: unknown) {
   requireScope(ctx, "checkout:write");
   if (body && typeof body === "object" && "allowedMethods" in body) {
-    throw new DomainError("allowed_methods_unsupported", 400, "allowedMethods cannot be set on an embedded checkout");
+    throw new DomainError("allowed_methods_unsupported", "allowedMethods cannot be set on an embedded checkout");
   }
   const input = parseInput(embedTokenInput, body);
   const t = requireTenant(ctx);
@@ -50,7 +50,7 @@ export async function createEmbedSession(ctx: Ctx, body: unknown) {
 export async function sessionEmbedToken(ctx: Ctx, id: string) {
   await limitBuyer(ctx, id);
   const s = await findSession(ctx, id);
-  if (s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now())) throw new DomainError("session_expired", 410, "This checkout session has expired");
+  if (s.status === "expired" || (s.status === "open" && s.expiresAt <= ctx.clock.now())) throw new DomainError("session_expired", "This checkout session has expired");
   if (s.status !== "open") throw notOpen(s);
   const cart = await ctx.db.cart.findUniqueOrThrow({ where: { id: s.cartId }, include: { lineItems: true } });
   const env = await ctx.db.environment.findUniqueOrThrow({ where: { id: s.environmentId } });

@@ -2,7 +2,7 @@
 // complete (buyer: no credential, the session id is the handle).
 import { builder } from "../graphql/builder";
 import { AddressInput, addressArg, describedEnum } from "../graphql/shared-types";
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { PaymentMethodEnum, PaymentStatusEnum } from "../payments/payments.schema";
 import { type OneTimeSecret, revealed } from "../shared/secrets";
 import { liveItem } from "../events/events.service";

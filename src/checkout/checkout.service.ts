@@ -7,10 +7,10 @@ import { columns } from "../db/prepared";
 import { cartLinesJson, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
 import { cartView } from "../carts/cart.view";
 import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
-import { type Envelope, tenantTopic } from "../events/hub";
+import { type Envelope, tenantTopic } from "../shared/hub";
 import { filter, pipe } from "graphql-yoga";
 import { applyCodeToCart, recordSessionDiscount } from "../discounts/discounts.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { addressSchema, metadataSchema } from "../shared/address";
 import { type Ctx, reportLimit, withStatement, withTx } from "../shared/context";
 import { type Recurring, recurringInput } from "../subscriptions/subscriptions.service";
@@ -106,13 +106,13 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     let cartId = input.cartId;
     if (!cartId) {
       const found = await tx.db.cart.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, externalCartId: input.externalCartId }, orderBy: { createdAt: "desc" } });
-      if (!found) throw new DomainError("cart_not_found", 404, "Cart not found");
+      if (!found) throw new DomainError("cart_not_found", "Cart not found");
       cartId = found.id;
     }
     const { connectorKinds, ...cart } = await loadCartWithConnectorKinds(tx, cartId);
     const customerId = withCustomer ? await resolveSessionCustomer(tx, principalEventTenant(tx), input.customer!, input.customerEmail) : null;
     if (cart.status === "converted" || cart.status === "checkout") {
-      throw new DomainError("cart_not_editable", 409, `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
+      throw new DomainError("cart_not_editable", `A ${cart.status} cart cannot start a checkout`, { status: cart.status });
     }
     if (cart.lineItems.length === 0 && !recurring) throw errors.validation([{ path: ["cartId"], message: "The cart has no line items" }]);
     // discountCode: validated now and applied to the cart (422 discount_invalid); redeemed when the order is created.
@@ -191,7 +191,7 @@ export async function insertSession(tx: Ctx, t: { applicationId: string; environ
 
 export async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
   const s = isUuid(id) ? await ctx.db.checkoutSession.findUnique({ where: { id }, include: include as I }) : null;
-  if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
+  if (!s) throw new DomainError("session_not_found", "Checkout session not found");
   return s as Prisma.CheckoutSessionGetPayload<{ include: I }>;
 }
 
@@ -233,7 +233,7 @@ async function readSessionWithCart(ctx: Ctx, id: string, requestEmail: string | 
           }
         FROM "CheckoutSession" s WHERE s.id = ${id}::uuid`
     : [];
-  if (!row) throw new DomainError("session_not_found", 404, "Checkout session not found");
+  if (!row) throw new DomainError("session_not_found", "Checkout session not found");
   const { _buyerEmail, _buyerId, _cartOrdered, cart: c, ...session } = row;
   return {
     session: {
@@ -301,7 +301,7 @@ export async function sessionForBuyer(ctx: Ctx, id: string, opts: { limit: boole
 
 /** A session that is no longer open; a completed one names its order, so a retry after a lost response finds it. */
 export function notOpen(s: CheckoutSession) {
-  return new DomainError("session_not_open", 422, `This checkout session is ${s.status}`, {
+  return new DomainError("session_not_open", `This checkout session is ${s.status}`, {
     status: s.status,
     ...(s.status === "completed" && s.orderId ? { orderId: s.orderId, paymentId: s.paymentId } : {}),
   });
@@ -328,7 +328,7 @@ export async function getCheckoutSession(ctx: Ctx, id: string) {
   requireScope(ctx, "checkout:write");
   const t = requireTenant(ctx);
   const s = isUuid(id) ? await ctx.db.checkoutSession.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
-  if (!s) throw new DomainError("session_not_found", 404, "Checkout session not found");
+  if (!s) throw new DomainError("session_not_found", "Checkout session not found");
   return s;
 }
 

@@ -1,5 +1,5 @@
 // GraphQL for customers: create, read by id or by the merchant's external id. Same services and view as REST.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { AddressInput, AddressRef, addressArg } from "../graphql/shared-types";
 import { createCustomer, customerView, getCustomer, getCustomerByExternalId } from "./customers.service";

@@ -2,10 +2,11 @@
 // race-safe find-or-create by email that checkout uses when a buyer arrives with only an email.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { emailSchema } from "../shared/email";
 import type { Customer } from "../generated/prisma/client";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
-import type { Tenant } from "../platform/principal";
+import { requireScope, requireTenant } from "../shared/guards";
+import type { Tenant } from "../shared/principal";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, parseInput, UNSAFE_TEXT } from "../shared/errors";
@@ -15,7 +16,6 @@ import { isUuid } from "../shared/ids";
 export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
 
 /** Emails are stored trimmed and lower-cased, so one buyer is one row whatever the casing they type. */
-export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email("must be a valid email address"));
 
 /** Free text that null or an empty string clears (commerce.md part 2, `company`). */
 const clearableText = (max: number) =>
@@ -64,7 +64,7 @@ export function customerUuid(id: string): string | null {
 }
 
 export function customerExists(field: "email" | "externalId", existing?: Customer | null) {
-  return new DomainError("customer_already_exists", 409, `A customer with this ${field} already exists`, {
+  return new DomainError("customer_already_exists", `A customer with this ${field} already exists`, {
     field,
     ...(existing ? { customerId: existing.id } : {}),
   });

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type { Pool, PoolClient } from "pg";
-import { PROJECT_ROOT } from "../shared/paths";
+import { PROJECT_ROOT } from "../paths";
 
 export interface SqlConn {
   exec(sql: string): Promise<void>; // multi-statement, simple protocol
@@ -52,7 +52,7 @@ export function pgliteDriver(db: PGlite): SqlDriver {
   };
 }
 
-// Under the project root, whether this runs from src/ or compiled into dist/ (shared/paths.ts).
+// Under the project root, whether this runs from src/ or compiled into dist/ (src/paths.ts).
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, "prisma", "migrations");
 
 export function migrationNames(dir = MIGRATIONS_DIR) {

@@ -1,7 +1,8 @@
 // GraphQL for discounts and the cart's promotion code: the same services and views as REST.
 import { builder } from "../graphql/builder";
 import { pageOf } from "../graphql/shared-types";
-import { CartRef, compact, DiscountTypeEnum, withClears } from "../carts/carts.schema";
+import { CartRef, DiscountTypeEnum } from "../carts/carts.schema";
+import { compact, withClears } from "../graphql/args";
 import { cartView } from "../carts/cart.view";
 import { applyCartDiscount, createDiscount, discountView, getDiscount, listDiscounts, removeCartDiscount, updateDiscount } from "./discounts.service";
 

@@ -7,7 +7,7 @@ import { lockEditableCart, type TenantIds } from "../carts/carts.machine";
 import { cartView, codeDiscountBase } from "../carts/cart.view";
 import { type CartWithItems, findCart } from "../carts/carts.service";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, type Issue, parseInput } from "../shared/errors";
 import { amount, currencyCode, MAX_AMOUNT } from "../shared/money";
@@ -81,9 +81,9 @@ export function discountView(d: Discount) {
 
 export const discountErrors = {
   codeTaken: (code: string) =>
-    new DomainError("discount_code_taken", 409, `A discount with the code "${code}" already exists (codes are case-insensitive)`, { field: "code", code }),
+    new DomainError("discount_code_taken", `A discount with the code "${code}" already exists (codes are case-insensitive)`, { field: "code", code }),
   invalid: (reason: InvalidReason, code: string, extra: Record<string, unknown> = {}) =>
-    new DomainError("discount_invalid", 422, `Discount code "${code}" cannot be used: ${REASON_TEXT[reason]}`, { reason, code, ...extra }),
+    new DomainError("discount_invalid", `Discount code "${code}" cannot be used: ${REASON_TEXT[reason]}`, { reason, code, ...extra }),
   notFound: () => errors.notFound("Discount"),
 };
 

@@ -5,7 +5,7 @@ import { pageOf } from "../graphql/shared-types";
 import { EnvironmentKindEnum } from "../platform/platform.schema";
 import type { EVENT_CONVENTIONS, eventTypeInfo } from "./catalog";
 import { envelope, getEvent, listEvents, listEventTypes, liveItem, subscribeEvents } from "./events.service";
-import type { Envelope } from "./hub";
+import type { Envelope } from "../shared/hub";
 
 const EventRef = builder.objectRef<Envelope>("Event").implement({
   description: "Something that happened, as webhooks deliver it and the events subscription streams it; ignore unknown keys",

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type Request, type Response, Router } from "express";
 import type { Deps } from "../shared/context";
-import { PROJECT_ROOT } from "../shared/paths";
+import { PROJECT_ROOT } from "../paths";
 
 const ASSET_DIR = path.join(PROJECT_ROOT, "pages", "extension-bridge");
 export const BRIDGE_ASSETS = { "/extension-bridge.js": "extension-bridge.js", "/extension-host.js": "extension-host.js" } as const;

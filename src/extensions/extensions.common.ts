@@ -1,9 +1,9 @@
 // Shared by the extension services: ids, the publisher guard, cursor pages over prefixed ids, and the views.
 import { z } from "zod";
 import type { Extension, ExtensionVersion, Installation } from "../generated/prisma/client";
-import { requireDashboard, requirePrincipal } from "../platform/auth.service";
-import { memberHasPermission } from "../platform/permissions";
-import type { MemberInfo, Principal } from "../platform/principal";
+import { requireDashboard, requirePrincipal } from "../shared/guards";
+import { memberHasPermission } from "../shared/permissions";
+import type { MemberInfo, Principal } from "../shared/principal";
 import type { Ctx } from "../shared/context";
 import { randomToken } from "../shared/crypto";
 import { errors, parseInput } from "../shared/errors";

@@ -1,6 +1,6 @@
 // GraphQL for publishers and merchants: the same services and views as REST (src/extensions/extensions.rest.ts).
 // The Basic client-credential routes (enumeration, api-key mint) are REST-only: that credential is refused here.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { errors } from "../shared/errors";
 import { deliveryView } from "../webhooks/endpoints.service";

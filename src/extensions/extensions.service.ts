@@ -2,7 +2,7 @@
 // publish, delist, reads; icon and screenshot uploads; client credentials (extc_…) with a shown-once secret.
 import { z } from "zod";
 import type { Prisma } from "../generated/prisma/client";
-import { requirePrincipal } from "../platform/auth.service";
+import { requirePrincipal } from "../shared/guards";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -135,7 +135,7 @@ export async function createVersion(ctx: Ctx, id: string, body: unknown) {
     });
     return versionView(row);
   } catch (e) {
-    if (isUniqueViolation(e)) throw new DomainError("version_exists", 409, `Version ${input.version} already exists for this extension`, { version: input.version });
+    if (isUniqueViolation(e)) throw new DomainError("version_exists", `Version ${input.version} already exists for this extension`, { version: input.version });
     throw e;
   }
 }
@@ -169,7 +169,7 @@ export async function publishVersion(ctx: Ctx, id: string, versionId: string, bo
     if (!v) throw errors.notFound("Version");
     const now = tx.clock.now();
     const res = await tx.db.extensionVersion.updateMany({ where: { id: v.id, status: "draft" }, data: { status: "published", publishedAt: now } });
-    if (res.count === 0) throw new DomainError("version_not_draft", 409, `Only a draft version can be published; this one is ${v.status}`, { status: v.status });
+    if (res.count === 0) throw new DomainError("version_not_draft", `Only a draft version can be published; this one is ${v.status}`, { status: v.status });
     if (ext.lifecycle === "draft") await tx.db.extension.updateMany({ where: { id: ext.id, lifecycle: "draft" }, data: { lifecycle: "published" } });
     return versionView(await tx.db.extensionVersion.findUniqueOrThrow({ where: { id: v.id } }));
   });
@@ -182,7 +182,7 @@ export async function setListed(ctx: Ctx, id: string, listed: boolean) {
   const [from, to] = listed ? ["delisted", "published"] : ["published", "delisted"];
   const res = await ctx.db.extension.updateMany({ where: { id: ext.id, lifecycle: from }, data: { lifecycle: to } });
   if (res.count === 0 && ext.lifecycle !== to) {
-    throw new DomainError("invalid_lifecycle", 409, `The extension is ${ext.lifecycle}: only a ${from} extension can become ${to}`, { lifecycle: ext.lifecycle });
+    throw new DomainError("invalid_lifecycle", `The extension is ${ext.lifecycle}: only a ${from} extension can become ${to}`, { lifecycle: ext.lifecycle });
   }
   return extensionView(await ctx.db.extension.findUniqueOrThrow({ where: { id: ext.id } }));
 }
@@ -214,13 +214,13 @@ export async function uploadImage(ctx: Ctx, kind: "icon" | "screenshot", query: 
   const ext = await ownExtension(ctx, p.workspace.id, extensionId);
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   if (!(UPLOAD_TYPES as readonly string[]).includes(type)) {
-    throw new DomainError("unsupported_media_type", 415, `Send the image as the body with Content-Type ${UPLOAD_TYPES.join(", ")}`, { contentType: contentType?.slice(0, 100) ?? null });
+    throw new DomainError("unsupported_media_type", `Send the image as the body with Content-Type ${UPLOAD_TYPES.join(", ")}`, { contentType: contentType?.slice(0, 100) ?? null });
   }
   if (!bytes || bytes.length === 0) throw errors.validation([{ path: ["body"], message: "The image is empty" }]);
   if (bytes.length > UPLOAD_LIMITS[kind]) throw errors.payloadTooLarge(UPLOAD_LIMITS[kind]);
-  if (sniff(bytes) !== type) throw new DomainError("unsupported_media_type", 415, `The bytes are not a ${type} image`, { contentType: type });
+  if (sniff(bytes) !== type) throw new DomainError("unsupported_media_type", `The bytes are not a ${type} image`, { contentType: type });
   if (kind === "screenshot" && ext.screenshotKeys.length >= MAX_SCREENSHOTS) {
-    throw new DomainError("screenshot_limit_reached", 409, `An extension has at most ${MAX_SCREENSHOTS} screenshots`);
+    throw new DomainError("screenshot_limit_reached", `An extension has at most ${MAX_SCREENSHOTS} screenshots`);
   }
   const ext2 = type.split("/")[1] === "jpeg" ? "jpg" : type.split("/")[1];
   const key = `extensions/${ext.id}/${kind}-${sha256Hex(bytes).slice(0, 32)}.${ext2}`;

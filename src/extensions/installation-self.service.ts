@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Installation } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
-import { invalidatePrincipals } from "../platform/principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
@@ -89,7 +89,7 @@ async function endpointOf(ctx: Ctx, inst: Installation) {
   const version = inst.versionId ? await ctx.db.extensionVersion.findUnique({ where: { id: inst.versionId } }) : null;
   const ep = inst.webhookEndpointId ? await ctx.db.webhookEndpoint.findUnique({ where: { id: inst.webhookEndpointId } }) : null;
   if (!ep || !version || !manifestOf(version.manifest).webhookUrl) {
-    throw new DomainError("no_webhook_endpoint", 409, "This installation's version declares no webhookUrl: there is no signing secret");
+    throw new DomainError("no_webhook_endpoint", "This installation's version declares no webhookUrl: there is no signing secret");
   }
   return ep;
 }
@@ -122,9 +122,9 @@ export async function mintInstallationApiKey(ctx: Ctx, id: string, body: unknown
   const inst = await selfInstall(ctx, id, false);
   return withTx(ctx, async (tx) => {
     const version = inst.versionId ? await tx.db.extensionVersion.findUnique({ where: { id: inst.versionId } }) : null;
-    if (!version) throw new DomainError("version_not_found", 409, "The installation's pinned version no longer exists");
+    if (!version) throw new DomainError("version_not_found", "The installation's pinned version no longer exists");
     const env = await tx.db.environment.findFirst({ where: { id: inst.environmentId, status: "active" } });
-    if (!env) throw new DomainError("environment_not_found", 404, "The installation's environment no longer exists or is archived");
+    if (!env) throw new DomainError("environment_not_found", "The installation's environment no longer exists or is archived");
     const ext = await tx.db.extension.findUniqueOrThrow({ where: { id: inst.extensionId }, select: { name: true } });
     const now = tx.clock.now();
     const previousKeyExpiresAt = graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null;

@@ -5,8 +5,8 @@ import { z } from "zod";
 import type { Installation, Prisma } from "../generated/prisma/client";
 import { type EventTenant, recordEvent } from "../events/events.service";
 import { mintKey } from "../platform/api-keys.service";
-import { requireDashboard, requirePermission, requirePrincipal, requireScope, requireTenant } from "../platform/auth.service";
-import { invalidatePrincipals } from "../platform/principal-cache";
+import { requireDashboard, requirePermission, requirePrincipal, requireScope, requireTenant } from "../shared/guards";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
@@ -100,10 +100,10 @@ export async function installExtension(ctx: Ctx, extensionId: string, body: unkn
   requirePermission(ctx, "application:extensions:write");
   const ext = idLike("ext", extensionId) ? await ctx.db.extension.findUnique({ where: { id: extensionId } }) : null;
   if (!ext || ext.lifecycle === "draft") throw errors.notFound("Extension");
-  if (ext.lifecycle === "delisted") throw new DomainError("extension_delisted", 409, "This extension is delisted: it takes no new installs");
+  if (ext.lifecycle === "delisted") throw new DomainError("extension_delisted", "This extension is delisted: it takes no new installs");
   const version = idLike("ver", input.versionId) ? await ctx.db.extensionVersion.findFirst({ where: { id: input.versionId, extensionId: ext.id } }) : null;
   if (!version) throw errors.notFound("Version");
-  if (version.status !== "published") throw new DomainError("version_not_published", 409, "Only a published version can be installed", { status: version.status });
+  if (version.status !== "published") throw new DomainError("version_not_published", "Only a published version can be installed", { status: version.status });
   const manifest = manifestOf(version.manifest);
   const config = input.config ?? {};
   checkConfigValues(manifest.configSchema, config);
@@ -233,7 +233,7 @@ export async function toggleSuspend(ctx: Ctx, extensionId: string) {
       where: { id: inst.id, status: inst.status },
       data: to === "suspended" ? { status: to, suspendedAt: tx.clock.now(), suspendedReason: "merchant" } : { status: to, suspendedAt: null, suspendedReason: null },
     });
-    if (res.count === 0) throw new DomainError("installation_changed", 409, "The installation changed meanwhile: read it and try again");
+    if (res.count === 0) throw new DomainError("installation_changed", "The installation changed meanwhile: read it and try again");
     if (inst.webhookEndpointId) await setEndpointActive(tx, inst, to === "active");
     return viewOf(tx, await tx.db.installation.findUniqueOrThrow({ where: { id: inst.id } }));
   });
@@ -293,7 +293,7 @@ async function activeTenantInstall(ctx: Ctx, t: { applicationId: string; environ
 }
 
 function endpointOf(inst: Installation) {
-  if (!inst.webhookEndpointId) throw new DomainError("no_webhook_endpoint", 409, "This installation's version declares no webhookUrl: it has no webhook endpoint");
+  if (!inst.webhookEndpointId) throw new DomainError("no_webhook_endpoint", "This installation's version declares no webhookUrl: it has no webhook endpoint");
   return inst.webhookEndpointId;
 }
 

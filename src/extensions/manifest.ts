@@ -59,7 +59,7 @@ export function checkCallbackUrl(url: string, path: (string | number)[] = ["inst
     /* below */
   }
   if (!u || u.protocol !== "https:" || u.username || u.password) {
-    throw new DomainError("invalid_callback_url", 422, "installCallbackUrl must be an absolute https URL", { path });
+    throw new DomainError("invalid_callback_url", "installCallbackUrl must be an absolute https URL", { path });
   }
   return u.toString();
 }
@@ -129,7 +129,7 @@ export function checkManifest(m: Manifest): Manifest {
   const eventSubscriptions = [...new Set(events)];
   const missing = [...new Set(eventSubscriptions.map((t) => READ_SCOPE.get(t)!).filter((s) => !scopes.includes(s)))];
   if (missing.length) {
-    throw new DomainError("insufficient_scopes", 403, `Subscribing needs each event's read scope in the manifest's scopes: missing ${missing.join(", ")}`, { required: missing });
+    throw new DomainError("insufficient_scopes", `Subscribing needs each event's read scope in the manifest's scopes: missing ${missing.join(", ")}`, { required: missing });
   }
   if (eventSubscriptions.length && !m.webhookUrl) {
     throw errors.validation([{ path: ["webhookUrl"], message: "Required when eventSubscriptions lists events: events are delivered to it" }]);

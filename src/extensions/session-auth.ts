@@ -4,17 +4,14 @@
 // moment its install is uninstalled or suspended, its dashboard session is revoked, or the member loses the
 // application or the environment.
 import { z } from "zod";
-import { memberCanUseEnvironment, memberHasPermission } from "../platform/permissions";
-import type { EnvironmentKind, MemberInfo, Principal } from "../platform/principal";
+import { memberCanUseEnvironment, memberHasPermission } from "../shared/permissions";
+import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { verifySessionToken } from "./session-keys";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../billing/workspace-billing";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../platform/workspace-billing";
 import { extensionScopes, manifestOf, originOf, roleOf, SESSION_TOKEN_USE } from "./session-claims";
 
-/** A compact JWS: three base64url parts, the header a JSON object (`eyJ` is `{"`). Dashboard tokens are `dst_…`. */
-const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-export const looksLikeJwt = (token: string) => token.length <= 8192 && JWT_SHAPE.test(token);
 
 // Only the claims this service relies on; any other claim is ignored.
 const claimsSchema = z.object({

@@ -1,6 +1,6 @@
 // What an extension session token says, shared by the code that mints it (sessions.service.ts) and the code that
 // accepts it (session-auth.ts): the claim shapes and the few rules both apply.
-import type { EnvironmentKind, MemberInfo } from "../platform/principal";
+import type { EnvironmentKind, MemberInfo } from "../shared/principal";
 import { NON_EXTENSION_PREFIXES } from "../shared/scopes";
 import type { OneTimeSecret } from "../shared/secrets";
 

@@ -8,7 +8,7 @@
 //   is the installed version's iframe origin. Every other answer stays unreadable to other origins.
 import type { NextFunction, Request, Response } from "express";
 import { ctxOf } from "../rest/http";
-import { looksLikeJwt } from "./session-auth";
+import { looksLikeJwt } from "../platform/auth.service";
 
 const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key";
 const EXPOSE_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed";

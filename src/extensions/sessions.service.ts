@@ -7,9 +7,9 @@
 // Sent back as `Authorization: Bearer`, a token is checked on every request against the rows it names (session-auth.ts),
 // so uninstalling or suspending the install, signing out, or losing access ends it at once.
 import { z } from "zod";
-import { requireDashboard } from "../platform/auth.service";
-import { memberCanUseEnvironment, memberHasPermission } from "../platform/permissions";
-import type { EnvironmentKind } from "../platform/principal";
+import { requireDashboard } from "../shared/guards";
+import { memberCanUseEnvironment, memberHasPermission } from "../shared/permissions";
+import type { EnvironmentKind } from "../shared/principal";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";

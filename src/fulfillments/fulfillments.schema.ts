@@ -1,6 +1,6 @@
 // GraphQL for fulfillments and returns: thin callers over fulfillments.service.ts and returns.service.ts; every
 // mutation returns the re-read resource (read without the :read scope: the write implies seeing what it wrote).
-import { compact, withClears } from "../carts/carts.schema";
+import { compact, withClears } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { describedEnum } from "../graphql/shared-types";
 import { cancelFulfillment, createFulfillment, findFulfillment, fulfillmentView, type FulfillmentV, getFulfillment, markDelivered, orderFulfillments, updateFulfillment } from "./fulfillments.service";

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { type Fulfillment, type FulfillmentLine, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -70,7 +70,7 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
     const o = await lockOrder(tx, t, orderId);
     refuseIfHeld(o);
     if (o.status !== "processing" && o.status !== "partially_fulfilled") {
-      throw new DomainError("invalid_order_state", 422, `Fulfillments need the order in processing or partially_fulfilled; it is ${o.status}`, { status: o.status });
+      throw new DomainError("invalid_order_state", `Fulfillments need the order in processing or partially_fulfilled; it is ${o.status}`, { status: o.status });
     }
     const lines = await tx.db.orderLineItem.findMany({ where: { orderId: o.id } });
     const byId = linesOfOrder(input.lineItems, lines);
@@ -146,7 +146,7 @@ export async function orderFulfillments(ctx: Ctx, orderId: string) {
 }
 
 function refuseCancelled(f: Fulfillment) {
-  if (f.status === "cancelled") throw new DomainError("invalid_fulfillment_state", 409, "The fulfillment is cancelled", { status: f.status });
+  if (f.status === "cancelled") throw new DomainError("invalid_fulfillment_state", "The fulfillment is cancelled", { status: f.status });
 }
 
 /** PATCH /fulfillments/{id} { shipment }: the first tracking number completes a pending shipment (shipped). */
@@ -216,10 +216,10 @@ export async function cancelFulfillment(ctx: Ctx, id: string) {
   return withTx(ctx, async (tx) => {
     const { o, f } = await lockFulfillment(tx, id);
     refuseCancelled(f);
-    if (f.deliveredAt) throw new DomainError("invalid_fulfillment_state", 409, "A delivered fulfillment cannot be cancelled; record a return instead", { status: f.status });
+    if (f.deliveredAt) throw new DomainError("invalid_fulfillment_state", "A delivered fulfillment cannot be cancelled; record a return instead", { status: f.status });
     refuseIfHeld(o);
     if (!["processing", "partially_fulfilled", "fulfilled"].includes(o.status)) {
-      throw new DomainError("invalid_order_state", 422, `Fulfillments of a ${o.status} order cannot be cancelled`, { status: o.status });
+      throw new DomainError("invalid_order_state", `Fulfillments of a ${o.status} order cannot be cancelled`, { status: o.status });
     }
     const lines = await tx.db.orderLineItem.findMany({ where: { orderId: o.id } });
     const requested = await tx.db.returnLine.findMany({ where: { orderReturn: { orderId: o.id, status: "requested" } }, select: { lineItemId: true, quantity: true } });
@@ -228,12 +228,12 @@ export async function cancelFulfillment(ctx: Ctx, id: string) {
     for (const l of f.lines) {
       const line = lines.find((x) => x.id === l.lineItemId);
       if (line && line.fulfilledQuantity - l.quantity < line.returnedQuantity + (held.get(line.id) ?? 0)) {
-        throw new DomainError("invalid_fulfillment_state", 409, `Units of line ${line.id} (${line.name}) are returned or being returned; cancel the return first`, { lineItemId: line.id });
+        throw new DomainError("invalid_fulfillment_state", `Units of line ${line.id} (${line.name}) are returned or being returned; cancel the return first`, { lineItemId: line.id });
       }
     }
     const now = tx.clock.now();
     const moved = await tx.db.fulfillment.updateManyAndReturn({ where: { id: f.id, status: f.status }, data: { status: "cancelled", cancelledAt: now, updatedAt: now } });
-    if (moved.length !== 1) throw new DomainError("fulfillment_state_changed", 409, "The fulfillment changed while this request ran; retry");
+    if (moved.length !== 1) throw new DomainError("fulfillment_state_changed", "The fulfillment changed while this request ran; retry");
     const updated = { ...moved[0], lines: f.lines };
     const after = await bumpLines(tx, o.id, lines, "fulfilledQuantity", new Map(f.lines.map((l) => [l.lineItemId, -l.quantity])));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.cancelled", eventData(o, updated));

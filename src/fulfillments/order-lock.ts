@@ -3,13 +3,13 @@
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { Prisma, type OrderLineItem } from "../generated/prisma/client";
-import { actorOf } from "../platform/actor";
+import { actorOf } from "../shared/actor";
 import { assertNotOnHold } from "../orders/holds.service";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import type { ActivityRow } from "../orders/activity";
 import { type Actor, moveOrder, type OrderStatus } from "../orders/order.machine";
-import type { Tenant } from "../platform/principal";
+import type { Tenant } from "../shared/principal";
 import { isUuid } from "../shared/ids";
 
 export interface LockedOrder {

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import type { OrderReturn, ReturnLine } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -112,13 +112,13 @@ async function moveReturn(ctx: Ctx, id: string, to: "received" | "cancelled") {
     const first = await findReturn(tx, id);
     const o = await lockOrder(tx, t, first.orderId);
     const r = await tx.db.orderReturn.findUniqueOrThrow({ where: { id: first.id }, include: { lines: true } });
-    if (r.status !== "requested") throw new DomainError("invalid_return_state", 409, `A ${r.status} return cannot become ${to}`, { status: r.status });
+    if (r.status !== "requested") throw new DomainError("invalid_return_state", `A ${r.status} return cannot become ${to}`, { status: r.status });
     const now = tx.clock.now();
     const moved = await tx.db.orderReturn.updateManyAndReturn({
       where: { id: r.id, status: "requested" },
       data: { status: to, ...(to === "received" ? { receivedAt: now } : { cancelledAt: now }), updatedAt: now },
     });
-    if (moved.length !== 1) throw new DomainError("invalid_return_state", 409, "The return changed while this request ran; retry");
+    if (moved.length !== 1) throw new DomainError("invalid_return_state", "The return changed while this request ran; retry");
     const updated = { ...moved[0], lines: r.lines };
     if (to === "received") {
       const after = await bumpLines(tx, o.id, await tx.db.orderLineItem.findMany({ where: { orderId: o.id } }), "returnedQuantity", new Map(r.lines.map((l) => [l.lineItemId, l.quantity])));

@@ -4,7 +4,7 @@
 // cannot compare are 404). Only ID-typed variables and literals are looked at, and only when some text is suspect.
 import { getNamedType, type GraphQLSchema, isInputType, type DocumentNode, TypeInfo, typeFromAST, visit, visitWithTypeInfo } from "graphql";
 import { createGraphQLError, type Plugin } from "graphql-yoga";
-import { UNSAFE_TEXT } from "../shared/errors";
+import { statusOf, UNSAFE_TEXT } from "../shared/errors";
 
 const hasUnsafe = (v: unknown): boolean => (typeof v === "string" ? UNSAFE_TEXT.test(v) : Array.isArray(v) ? v.some(hasUnsafe) : false);
 /** a NUL or surrogate escape in the document's text: literals worth a look */
@@ -36,7 +36,7 @@ export function unknownIdArguments(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       if (badIdArgument(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined)) {
-        setResultAndStopExecution({ errors: [createGraphQLError("Resource not found", { extensions: { code: "not_found", status: 404 } })] });
+        setResultAndStopExecution({ errors: [createGraphQLError("Resource not found", { extensions: { code: "not_found", status: statusOf("not_found") } })] });
       }
     },
   };

@@ -5,7 +5,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind } from "graphql";
 import type PrismaTypes from "../generated/pothos-prisma-types";
 import { getDatamodel } from "../generated/pothos-prisma-types";
-import { requireDashboard, requirePrincipal, requireScope, requireSecretOrDashboard } from "../platform/auth.service";
+import { requireDashboard, requirePrincipal, requireScope, requireSecretOrDashboard } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 
 export type GqlContext = Ctx;

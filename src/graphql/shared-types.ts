@@ -2,7 +2,6 @@
 // helper that turns a domain's list of values into a described enum.
 import { builder, PageInfo } from "./builder";
 import type { Address as AddressV } from "../shared/address";
-import type { SelectedShipping, TaxLine } from "../carts/carts.service";
 
 /**
  * A GraphQL enum whose values are exactly a domain constant's, each described. Keying the descriptions by the
@@ -64,29 +63,6 @@ export function addressArg(a: Record<string, unknown> | null | undefined) {
   if (a === null || a === undefined) return a;
   return Object.fromEntries(Object.entries(a).filter(([, v]) => v !== null && v !== undefined));
 }
-
-export const ShippingRateRef = builder.objectRef<SelectedShipping>("ShippingRate").implement({
-  description: "A shipping method with its price, as offered by a calculation or selected on a cart",
-  fields: (t) => ({
-    methodId: t.exposeString("methodId", { description: "Your identifier of the method; send it back to select it" }),
-    displayName: t.exposeString("displayName", { description: "What the buyer sees, e.g. Standard (3-5 days)" }),
-    rateAmount: t.exposeInt("rateAmount", { description: "Price in minor units of currency (1999 = 19.99)" }),
-    currency: t.string({ description: "ISO 4217 currency of rateAmount", resolve: (r) => r.currency }),
-    carrier: t.string({ nullable: true, description: "Carrier name, e.g. UPS", resolve: (r) => r.carrier ?? null }),
-    serviceCode: t.string({ nullable: true, description: "The carrier's service code", resolve: (r) => r.serviceCode ?? null }),
-    estimatedDeliveryDays: t.int({ nullable: true, description: "Business days to delivery, when known", resolve: (r) => r.estimatedDeliveryDays ?? null }),
-  }),
-});
-
-export const TaxLineRef = builder.objectRef<TaxLine>("TaxLine").implement({
-  description: "A tax charged on the whole cart or order (in addition to each line's own taxAmount)",
-  fields: (t) => ({
-    name: t.exposeString("name", { description: "Label shown to the buyer, e.g. VAT" }),
-    amount: t.exposeInt("amount", { description: "Tax in minor units of the currency" }),
-    rateBps: t.int({ nullable: true, description: "Rate in basis points (2000 = 20%), when it came from a rate", resolve: (l) => l.rateBps ?? null }),
-    jurisdiction: t.string({ nullable: true, description: "Where the tax is owed, e.g. a country or state code", resolve: (l) => l.jurisdiction ?? null }),
-  }),
-});
 
 export type TotalsV = { subtotal: number; discountTotal: number; shippingTotal: number; taxTotal: number; total: number };
 export const TotalsRef = builder.objectRef<TotalsV>("Totals").implement({

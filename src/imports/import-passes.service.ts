@@ -1,7 +1,7 @@
 // Import passes (imports.md): validate, commit and undo hand their pass to the job worker; the error report of a
 // validated or committed import.
 import { z } from "zod";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { type ImportEntity } from "./import.fields";
@@ -24,9 +24,9 @@ export async function validateImport(ctx: Ctx, id: string, input: unknown = {}):
   requireScope(ctx, "imports:write");
   parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
-  if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", 409, "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
+  if (!imp.columns || !imp.dateOrder) throw new DomainError("invalid_import_state", "Save the column mapping (PATCH /imports/{id}/mapping) before the dry run");
   // the mapping names headers: the dry run reads the file through them and the dialect inspect found
-  if (!imp.headers) throw new DomainError("invalid_import_state", 409, "Inspect the uploaded file (POST /imports/{id}/inspect) before the dry run");
+  if (!imp.headers) throw new DomainError("invalid_import_state", "Inspect the uploaded file (POST /imports/{id}/inspect) before the dry run");
   const mapped = new Set(Object.values(imp.columns as Record<string, string>));
   const missing = REQUIRED_FIELDS[imp.entityType as ImportEntity]
     .filter((r) => !r.anyOf.some((f) => mapped.has(f)))
@@ -37,7 +37,7 @@ export async function validateImport(ctx: Ctx, id: string, input: unknown = {}):
   const absent = Object.keys(imp.columns as Record<string, string>).filter((h) => !headers.has(h));
   if (absent.length) throw errors.validation(absent.map((h) => ({ path: ["columns", h], message: "is not a header of the file; save the mapping again" })));
   if (imp.status === "failed" && imp.lastPassMode !== "validate") {
-    throw new DomainError("invalid_import_state", 409, `A ${imp.lastPassMode} has started writing rows: commit again to resume, or undo`);
+    throw new DomainError("invalid_import_state", `A ${imp.lastPassMode} has started writing rows: commit again to resume, or undo`);
   }
   await requireWorker(ctx.db);
   const moved = await moveImport(ctx, imp, "validating", { lastPassMode: "validate", dryRunAt: null, failureReason: null, leaseOwner: null, leaseUntil: null, checkpointRow: 0 });
@@ -49,14 +49,14 @@ export async function commitImport(ctx: Ctx, id: string, input: unknown = {}): P
   requireScope(ctx, "imports:write");
   parseInput(passInput, input ?? {});
   const imp = await findImport(ctx, id);
-  if (imp.status === "committing") throw new DomainError("invalid_import_state", 409, "The commit is already running");
+  if (imp.status === "committing") throw new DomainError("invalid_import_state", "The commit is already running");
   if (!imp.dryRunAt || (imp.status !== "validated" && imp.status !== "failed")) {
     if (["created", "mapping", "validating"].includes(imp.status) || (imp.status === "failed" && !imp.dryRunAt)) {
-      throw new DomainError("validation_required", 409, "Run the dry run (POST /imports/{id}/validate) and let it finish before committing");
+      throw new DomainError("validation_required", "Run the dry run (POST /imports/{id}/validate) and let it finish before committing");
     }
     throw new ImportStateError(imp.status, "committing");
   }
-  if (imp.status === "failed" && imp.lastPassMode === "undo") throw new DomainError("invalid_import_state", 409, "An undo has started: undo again to finish it");
+  if (imp.status === "failed" && imp.lastPassMode === "undo") throw new DomainError("invalid_import_state", "An undo has started: undo again to finish it");
   await requireWorker(ctx.db);
   const moved = await moveImport(ctx, imp, "committing", { lastPassMode: "commit", failureReason: null, leaseOwner: null, leaseUntil: null });
   nudge("import-runner");
@@ -74,7 +74,7 @@ export async function undoImport(ctx: Ctx, id: string, input: unknown = {}): Pro
       : imp.status === "undone"
         ? "the import was already undone"
         : "nothing was committed (a dry run writes nothing)";
-    throw new DomainError("undo_not_available", 409, `This import cannot be undone: ${why}`);
+    throw new DomainError("undo_not_available", `This import cannot be undone: ${why}`);
   }
   await requireWorker(ctx.db);
   const moved = await moveImport(ctx, imp, "undoing", { failureReason: null, leaseOwner: null, leaseUntil: null });
@@ -96,7 +96,7 @@ export async function getImportErrors(ctx: Ctx, id: string, query: unknown = {})
     orderBy: [{ rowNumber: "asc" }, { createdAt: "asc" }, { id: "asc" }],
     select: { rowNumber: true, columnName: true, code: true, message: true },
   });
-  if (!rows.length || imp.rowsFailed === 0) throw new DomainError("no_errors", 404, "The import's last pass reported no failed rows");
+  if (!rows.length || imp.rowsFailed === 0) throw new DomainError("no_errors", "The import's last pass reported no failed rows");
   const rowsIncluded = new Set(rows.map((r) => r.rowNumber)).size;
   const csv = await new Promise<string>((resolve, reject) =>
     stringify(

@@ -80,7 +80,7 @@ export async function readExcelRows(buf: Buffer, format: "xlsx" | "xls", sheetNa
   const result = await parseInWorker({ buf: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), format, ...(sheetName !== undefined ? { sheetName } : {}), maxRows: EXCEL_MAX_ROWS });
   if ("refused" in result) {
     const r = result.refused;
-    throw new DomainError("validation_error", 422, `${r.field} ${r.message}`, {
+    throw new DomainError("validation_error", `${r.field} ${r.message}`, {
       issues: [{ path: [r.field], message: r.message }],
       ...(r.sheets ? { sheets: r.sheets } : {}),
     });

@@ -29,7 +29,7 @@ export function canMoveImport(from: string, to: ImportStatus) {
 
 export class ImportStateError extends DomainError {
   constructor(from: string, to: ImportStatus) {
-    super("invalid_import_state", 409, `An import in ${from} cannot move to ${to}`, { from, to });
+    super("invalid_import_state", `An import in ${from} cannot move to ${to}`, { from, to });
   }
 }
 
@@ -40,6 +40,6 @@ export class ImportStateError extends DomainError {
 export async function moveImport(ctx: Ctx, imp: Pick<Import, "id" | "status">, to: ImportStatus, data: Prisma.ImportUpdateManyMutationInput = {}): Promise<Import> {
   if (!canMoveImport(imp.status, to)) throw new ImportStateError(imp.status, to);
   const { count } = await ctx.db.import.updateMany({ where: { id: imp.id, status: imp.status }, data: { ...data, status: to, updatedAt: ctx.clock.now() } });
-  if (count !== 1) throw new DomainError("conflict", 409, "The import changed while this request ran; retry");
+  if (count !== 1) throw new DomainError("conflict", "The import changed while this request ran; retry");
   return ctx.db.import.findUniqueOrThrow({ where: { id: imp.id } });
 }

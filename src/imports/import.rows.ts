@@ -16,7 +16,7 @@ export interface SourceRow {
   cells: string[];
 }
 
-const missingFile = () => new DomainError("file_not_uploaded", 404, "The import's file is missing from storage");
+const missingFile = () => new DomainError("file_not_uploaded", "The import's file is missing from storage");
 
 /** Every data row after the header, in file order, from `fromRow` (a spreadsheet row number) on. */
 export async function* openRows(config: Config, imp: Pick<Import, "fileKey" | "fileFormat" | "dialect" | "sheetName">, fromRow = 2): AsyncGenerator<SourceRow> {

@@ -6,8 +6,8 @@
 import type { Readable } from "node:stream";
 import { z } from "zod";
 import { type Import, Prisma } from "../generated/prisma/client";
-import { actorOf } from "../platform/actor";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { actorOf } from "../shared/actor";
+import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx, Deps } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { signToken, verifyToken } from "../shared/signed-token";
@@ -17,7 +17,7 @@ import { readExcelRows } from "./import.excel";
 import { INSPECT_BYTES, inspectHead, type Inspection, readHead, SAMPLE_ROWS, uniqueHeaders } from "./import.inspect";
 import { moveImport } from "./import.machine";
 import { currentStateFirst, whileCredentialLive } from "../events/events.service";
-import { importTopic } from "../events/hub";
+import { importTopic } from "../shared/hub";
 import { isUuid } from "../shared/ids";
 
 export const UPLOAD_TTL_SECONDS = 3600;
@@ -125,7 +125,7 @@ export async function findImport(ctx: Ctx, id: string): Promise<Import> {
   if (!isUuid(id)) throw errors.notFound("Import");
   const row = await ctx.db.import.findFirst({ where: { id, applicationId: t.applicationId } });
   if (!row) throw errors.notFound("Import");
-  if (row.environmentId !== t.environmentId) throw new DomainError("environment_mismatch", 403, "This import belongs to another environment of this application");
+  if (row.environmentId !== t.environmentId) throw new DomainError("environment_mismatch", "This import belongs to another environment of this application");
   return row;
 }
 
@@ -170,7 +170,7 @@ export async function createImport(ctx: Ctx, input: unknown) {
   return { importId: imp.id, uploadUrl: uploadUrl(ctx.deps, imp, kind.maxBytes, expiresAt), fileKey, contentType: kind.contentType, expiresIn: UPLOAD_TTL_SECONDS };
 }
 
-const invalidUploadToken = () => new DomainError("invalid_token", 401, "The upload link is invalid or has expired");
+const invalidUploadToken = () => new DomainError("invalid_token", "The upload link is invalid or has expired");
 
 /**
  * PUT of the file through the signed URL (the token is the authority: no API key). The body is streamed to
@@ -182,15 +182,15 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
   const imp = await deps.prisma.import.findUnique({ where: { id: importId } });
   if (!imp || imp.fileKey !== claims.k) throw invalidUploadToken();
   if (imp.status !== "created" && imp.status !== "mapping") {
-    throw new DomainError("invalid_import_state", 409, `The file cannot be replaced once the import is ${imp.status}`);
+    throw new DomainError("invalid_import_state", `The file cannot be replaced once the import is ${imp.status}`);
   }
   let bytes: number;
   try {
     bytes = await storageFor(deps.config).putStream(imp.fileKey, body, claims.m);
   } catch (e) {
-    if (e instanceof StorageLimitError) throw new DomainError("payload_too_large", 413, `The file is larger than ${e.maxBytes} bytes`);
+    if (e instanceof StorageLimitError) throw new DomainError("payload_too_large", `The file is larger than ${e.maxBytes} bytes`);
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", 400, "The upload was interrupted; nothing was stored");
+    if (code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNRESET" || code === "ECONNABORTED") throw new DomainError("request_aborted", "The upload was interrupted; nothing was stored");
     throw e;
   }
   // Everything read from the file before is now about another file: its dialect, headers and sheet, the mapping
@@ -214,7 +214,7 @@ export async function receiveUpload(deps: Deps, importId: string, token: string,
       dryRunAt: null,
     },
   });
-  if (count !== 1) throw new DomainError("conflict", 409, "The import changed while the file was uploading; retry");
+  if (count !== 1) throw new DomainError("conflict", "The import changed while the file was uploading; retry");
   return { importId: imp.id, fileKey: imp.fileKey, bytes };
 }
 
@@ -251,17 +251,17 @@ export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
   if (body.sheetName !== undefined && !isExcel(format)) throw errors.validation([{ path: ["sheetName"], message: "applies to Excel files only" }]);
   const storage = storageFor(ctx.deps.config);
   const size = await storage.size(imp.fileKey);
-  if (!size) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet (or it is empty)");
+  if (!size) throw new DomainError("file_not_uploaded", "No file has been uploaded to this import yet (or it is empty)");
   const rule = ruleOf(format);
   if (size > rule.maxBytes) throw errors.validation([{ path: ["file"], message: `is larger than ${rule.maxBytes} bytes (${rule.limit})` }]);
   let found: Found;
   if (isExcel(format)) {
     const buf = await storage.get(imp.fileKey);
-    if (!buf?.length) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+    if (!buf?.length) throw new DomainError("file_not_uploaded", "No file has been uploaded to this import yet");
     found = await inspectExcel(buf, format, body.sheetName, imp.sheetName);
   } else {
     const stream = await storage.getStream(imp.fileKey, { end: INSPECT_BYTES - 1 });
-    if (!stream) throw new DomainError("file_not_uploaded", 404, "No file has been uploaded to this import yet");
+    if (!stream) throw new DomainError("file_not_uploaded", "No file has been uploaded to this import yet");
     found = await inspectHead(await readHead(stream), size > INSPECT_BYTES);
   }
   const sheet = "sheet" in found ? found.sheet : null;
@@ -271,7 +271,7 @@ export async function inspectImport(ctx: Ctx, id: string, input: unknown = {}) {
   // Another sheet means other rows: like a new mapping it clears dryRunAt and sends the import back to mapping.
   const sheetChanged = sheet !== null && imp.sheetName !== null && imp.sheetName !== sheet;
   if (sheetChanged && imp.status === "failed" && imp.lastPassMode === "commit") {
-    throw new DomainError("invalid_import_state", 409, "A commit has started writing rows: the sheet cannot change; commit again to resume or undo");
+    throw new DomainError("invalid_import_state", "A commit has started writing rows: the sheet cannot change; commit again to resume or undo");
   }
   const moved =
     sheetChanged || ["created", "mapping"].includes(imp.status)
@@ -317,7 +317,7 @@ export async function saveImportMapping(ctx: Ctx, id: string, input: unknown): P
   }
   if (issues.length) throw errors.validation(issues);
   if (imp.status === "failed" && imp.lastPassMode === "commit") {
-    throw new DomainError("invalid_import_state", 409, "A commit has started writing rows: the mapping cannot change; commit again to resume or undo");
+    throw new DomainError("invalid_import_state", "A commit has started writing rows: the mapping cannot change; commit again to resume or undo");
   }
   const columns = Object.fromEntries(Object.entries(body.columns).filter(([, f]) => f !== null));
   const moved = await moveImport(ctx, imp, "mapping", {

@@ -1,6 +1,6 @@
 // GraphQL for the mail outbox and the lifecycle email templates: the same services as the /emails and
 // /email-templates routes.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { pageOf } from "../graphql/shared-types";
 import { deleteEmailTemplate, type EmailTemplateView, type EmailView, getEmailTemplate, listEmails, listEmailTemplates, previewEmailTemplate, putEmailTemplate } from "./mail.service";

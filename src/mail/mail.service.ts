@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type Email, Prisma } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
@@ -254,6 +254,6 @@ export async function previewEmailTemplate(ctx: Ctx, name: string, body: unknown
   if (unknown.length) throw errors.validation([{ path: ["vars", unknown[0]], message: `unknown variable; known: ${VARIABLES.join(", ")}` }]);
   const brand = await brandOf(ctx, t.applicationId);
   const rendered = await renderEmail(n, { ...SAMPLE_VARS, merchantName: brand.name, ...(input.vars as Partial<EmailVars>) }, brand, overrideText(await overrideOf(ctx, t, n)));
-  if (!rendered.html) throw new DomainError("template_render_failed", 500, "The template did not render");
+  if (!rendered.html) throw new DomainError("template_render_failed", "The template did not render");
   return rendered;
 }

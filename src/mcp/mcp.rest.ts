@@ -7,12 +7,12 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { AuthInfo, StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import { authenticateRequest } from "../platform/auth.service";
-import type { Principal } from "../platform/principal";
+import type { Principal } from "../shared/principal";
 import { looksLikeJwt } from "../oauth/access-tokens";
 import { oauthResources } from "../oauth/resources";
 import { DPOP_ALGS, dpopRequest, usesDpopScheme } from "../oauth/dpop";
 import { type Deps, makeCtx } from "../shared/context";
-import { DomainError, parseInput } from "../shared/errors";
+import { DomainError, parseInput, statusOf } from "../shared/errors";
 import { refusalHeaders } from "../shared/rate-limit";
 import { hasScope, OAUTH_SCOPES } from "../shared/scopes";
 import { verifyUtf8 } from "../rest/http";
@@ -47,7 +47,7 @@ const errorResult = (e: DomainError) => textResult({ error: { code: e.code, mess
 
 async function callTool(deps: Deps, principal: Principal, tool: ToolDef, args: unknown) {
   if (!hasScope(principal.scopes, tool.scope)) {
-    return errorResult(DomainError.of("insufficient_scopes", `The ${tool.name} tool needs the ${tool.scope} scope, which this token was not granted`, { required: [tool.scope] }));
+    return errorResult(new DomainError("insufficient_scopes", `The ${tool.name} tool needs the ${tool.scope} scope, which this token was not granted`, { required: [tool.scope] }));
   }
   try {
     // Validated here, not only by the service: a tool's own fields (`id`, `changes`, `item`) reach no service parse,
@@ -147,7 +147,7 @@ export function mcpRouter(deps: Deps) {
     } catch (e) {
       if (e instanceof DomainError && e.code === "rate_limited") {
         res.set(refusalHeaders(e)); // Retry-After and RateLimit-*, as every 429
-        return void res.status(429).json({ error: "rate_limited", error_description: e.message });
+        return void res.status(statusOf("rate_limited")).json({ error: "rate_limited", error_description: e.message });
       }
       next(e);
     }

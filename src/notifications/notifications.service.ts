@@ -3,7 +3,7 @@
 // Every type today is about a quote, so reading needs quotes:read and marking read quotes:write.
 import { z } from "zod";
 import type { Notification, Prisma } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";

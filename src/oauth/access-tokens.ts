@@ -6,12 +6,13 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
-import { memberCanUseEnvironment } from "../platform/permissions";
-import type { EnvironmentKind, MemberInfo, Principal } from "../platform/principal";
+import { memberCanUseEnvironment } from "../shared/permissions";
+import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
 import { oauthJwks } from "./keys";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../billing/workspace-billing";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../platform/workspace-billing";
 import { oauthResources } from "./resources";
-import { type DpopRequest, verifyDpopProof } from "./dpop";
+import { verifyDpopProof } from "./dpop";
+import type { Presentation } from "../platform/auth.service";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -63,11 +64,6 @@ async function verify(ctx: Ctx, token: string, resource: OAuthResource): Promise
   }
 }
 
-/** How the token was presented: its Authorization scheme, and the request a DPoP proof must match (none over graphql-ws). */
-export interface Presentation {
-  scheme: "bearer" | "dpop";
-  dpop?: DpopRequest;
-}
 
 export async function authenticateAccessToken(ctx: Ctx, token: string, resource: OAuthResource = "api", presented: Presentation = { scheme: "bearer" }): Promise<Principal> {
   let claims: JWTPayload;

@@ -8,6 +8,7 @@
 // the address's failed-authentication limit like any bad credential.
 import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK, type JWTPayload } from "jose";
 import type { Ctx } from "../shared/context";
+import type { DpopRequest } from "../platform/auth.service";
 import { sha256Hex } from "../shared/crypto";
 import { errors } from "../shared/errors";
 import { createHash } from "node:crypto";
@@ -18,13 +19,7 @@ const MAX_AGE_S = 300;
 const SKEW_S = 60;
 const REPLAY_KIND = "DPoPProof";
 
-/** What a resource knows of a request to check a proof against: the header, the method and the URLs it answers at. */
-export interface DpopRequest {
-  proof: string | null | undefined;
-  method: string;
-  /** normalized (origin + path): the URL the request reached, and the same path under BASE_URL */
-  urls: string[];
-}
+export type { DpopRequest };
 
 /** Whether an Authorization header uses the DPoP scheme (only then are the request's facts worth collecting). */
 export const usesDpopScheme = (authorization: string | null | undefined) => typeof authorization === "string" && /^\s*DPoP\s/i.test(authorization);

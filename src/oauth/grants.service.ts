@@ -4,9 +4,9 @@ import type { Ctx, Deps } from "../shared/context";
 import { withTx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { OAUTH_SCOPES } from "../shared/scopes";
-import { requireDashboard } from "../platform/auth.service";
-import { memberCanUseEnvironment, memberHasPermission } from "../platform/permissions";
-import type { EnvironmentKind, MemberInfo } from "../platform/principal";
+import { requireDashboard } from "../shared/guards";
+import { memberCanUseEnvironment, memberHasPermission } from "../shared/permissions";
+import type { EnvironmentKind, MemberInfo } from "../shared/principal";
 
 const OIDC_ONLY = new Set(["openid", "offline_access"]);
 

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of /api/v1, generated (zod-to-openapi) from the zod schemas the routes validate with
 // and the response schemas of ./schemas.ts. Paths are relative to the server URL /api/v1, so each key matches a
-// route of restRoutes() (src/rest/routes.ts) with `:id` written `{id}`; test/openapi.test.ts holds them equal.
+// route of restRoutes() (src/server/rest-routes.ts) with `:id` written `{id}`; test/openapi.test.ts holds them equal.
 import { OpenApiGeneratorV31, OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { addItemInput, updateItemInput } from "../carts/cart-items.service";

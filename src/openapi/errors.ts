@@ -4,7 +4,7 @@
 // 413, 415, 422 validation_error), POST's Idempotency-Key (409/422), plus the codes it declares itself (Op.errors) or names
 // in its summary. Each status is one response listing its codes, with one example body per code; statuses and
 // meanings come from the error catalogue, so a code has the same status in every operation.
-import { gateExemptRoute } from "../billing/live-gate";
+import { gateExemptRoute } from "../platform/live-gate";
 import { errorCatalogue } from "./error-codes";
 
 const ERROR_SCHEMA_REF = { $ref: "#/components/schemas/Error" };

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
 import { queueEmail } from "../mail/mail.service";
-import { requirePermission, requireScope } from "../platform/auth.service";
+import { requirePermission, requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { formatMoney } from "../shared/money";

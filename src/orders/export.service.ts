@@ -4,7 +4,7 @@
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify";
 import type { Prisma } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { parseInput } from "../shared/errors";
 import { displayStatus, orderFilters, orderWhere } from "./orders.service";

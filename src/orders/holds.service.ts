@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Order } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { recordActivity } from "./activity";
@@ -14,7 +14,7 @@ import { actorData, actorOf, lockOrder, orderTenant } from "./order-ops.common";
 /** 409 order_on_hold when the order is held. Call it on the row read under lockOrder, before writing anything. */
 export function assertNotOnHold(order: Pick<Order, "onHold" | "holdReason">) {
   if (order.onHold) {
-    throw new DomainError("order_on_hold", 409, `The order is on hold: ${order.holdReason ?? "no reason given"}. Release the hold first`, { holdReason: order.holdReason });
+    throw new DomainError("order_on_hold", `The order is on hold: ${order.holdReason ?? "no reason given"}. Release the hold first`, { holdReason: order.holdReason });
   }
 }
 
@@ -32,7 +32,7 @@ export async function placeHold(ctx: Ctx, id: string, body: unknown) {
   return withTx(ctx, async (tx) => {
     const o = await lockOrder(tx, id);
     if (!(HOLDABLE_STATUSES as readonly string[]).includes(o.status)) {
-      throw new DomainError("invalid_order_state", 422, `An order that is ${o.status} cannot be put on hold (only ${HOLDABLE_STATUSES.join(", ")})`, { status: o.status });
+      throw new DomainError("invalid_order_state", `An order that is ${o.status} cannot be put on hold (only ${HOLDABLE_STATUSES.join(", ")})`, { status: o.status });
     }
     if (o.onHold && o.holdReason === input.reason) return o;
     const actor = actorOf(tx);
@@ -55,7 +55,7 @@ export async function releaseHold(ctx: Ctx, id: string) {
   requireScope(ctx, "order_holds:write");
   return withTx(ctx, async (tx) => {
     const o = await lockOrder(tx, id);
-    if (!o.onHold) throw new DomainError("order_not_on_hold", 422, "The order is not on hold");
+    if (!o.onHold) throw new DomainError("order_not_on_hold", "The order is not on hold");
     const actor = actorOf(tx);
     const updated = await tx.db.order.update({ where: { id: o.id }, data: { onHold: false, holdReason: null, heldAt: null, heldBy: null }, include: { lineItems: true, payments: true } });
     await recordActivity(tx, o.id, [{ kind: "hold", title: "Hold released", source: "manual", reason: o.holdReason, actorType: actor.actorType, actorId: actor.actorId }]);

@@ -7,7 +7,7 @@ import type { Payment } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount } from "../shared/money";
@@ -42,7 +42,7 @@ export async function editLineItems(ctx: Ctx, id: string, body: unknown): Promis
   const t = requireTenant(ctx);
   const edit = await withTx(ctx, async (tx) => {
     const o = await lockOrder(tx, id);
-    if (o.status === "cancelled" || o.status === "closed") throw new DomainError("order_not_editable", 409, `A ${o.status} order's lines cannot be edited`, { status: o.status });
+    if (o.status === "cancelled" || o.status === "closed") throw new DomainError("order_not_editable", `A ${o.status} order's lines cannot be edited`, { status: o.status });
     const byId = new Map(o.lineItems.map((l) => [l.id, l]));
     const issues: { path: (string | number)[]; message: string }[] = [];
     const removed = new Set(input.remove ?? []);
@@ -108,7 +108,7 @@ export async function editLineItems(ctx: Ctx, id: string, body: unknown): Promis
     const result = await processorFor(p.processor).charge({ amount: p.amount, currency: p.currency, paymentToken: "tok_visa", reference: p.id });
     const settled = await withTx(ctx, (tx) => applyChargeResult(tx, p, result, actorOf(tx)));
     if (settled.status === "failed") {
-      throw new DomainError("payment_failed", 402, "The card on file declined the additional charge; the lines were changed and the difference is owed", { reason: settled.errorCode, orderId: id, paymentId: settled.id });
+      throw new DomainError("payment_failed", "The card on file declined the additional charge; the lines were changed and the difference is owed", { reason: settled.errorCode, orderId: id, paymentId: settled.id });
     }
     adjustment.chargedPaymentId = settled.id;
   }

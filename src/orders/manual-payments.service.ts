@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { recordEvent } from "../events/events.service";
 import { movePayment } from "../payments/payment.machine";
-import { requirePermission, requireScope } from "../platform/auth.service";
+import { requirePermission, requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { assertSumsFit, positiveAmount } from "../shared/money";
@@ -29,7 +29,7 @@ export async function recordManualPayment(ctx: Ctx, id: string, body: unknown) {
     assertNotOnHold(o);
     if (o.status === "cancelled" || o.status === "closed") throw invalidOrderState(o, "record a payment on");
     if (input.currency && input.currency !== o.currency) {
-      throw new DomainError("validation_error", 422, `currency: must be the order's ${o.currency}`, { issues: [{ path: ["currency"], message: `must be the order's ${o.currency}` }] });
+      throw new DomainError("validation_error", `currency: must be the order's ${o.currency}`, { issues: [{ path: ["currency"], message: `must be the order's ${o.currency}` }] });
     }
     // the order's captured sum stays within the money bound (422 amount), before anything is written
     assertSumsFit([{ path: ["amount"], value: moneyOf(o, o.payments).captured + input.amount, what: "The order's captured amount with this payment" }]);

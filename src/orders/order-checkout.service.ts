@@ -5,7 +5,7 @@ import { type CheckoutSession, type Payment } from "../generated/prisma/client";
 import { recordEvent } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { assertNotOnHold } from "./holds.service";
@@ -103,7 +103,7 @@ export async function completeOrderCheckout(
 ): Promise<{ orderId: string; paymentId: string; paymentStatus: string }> {
   const now = ctx.clock.now();
   const missing = [...(input.paymentMethod === "card" && !input.paymentToken ? ["paymentToken"] : []), ...(input.paymentMethod === "net30" && !input.net30Acceptance ? ["net30Acceptance"] : [])];
-  if (missing.length) throw new DomainError("missing_required_field", 422, `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
+  if (missing.length) throw new DomainError("missing_required_field", `Required to complete this checkout: ${missing.join(", ")}`, { fields: missing });
   const release = () => ctx.db.checkoutSession.updateMany({ where: { id: s.id, completionStartedAt: now }, data: { completionStartedAt: null } });
   let claimed = false;
   try {
@@ -114,18 +114,18 @@ export async function completeOrderCheckout(
       });
       if (won.count !== 1) {
         const cur = await tx.db.checkoutSession.findUniqueOrThrow({ where: { id: s.id } });
-        if (cur.status !== "open") throw new DomainError("session_not_open", 422, `This checkout session is ${cur.status}`, { status: cur.status, ...(cur.orderId ? { orderId: cur.orderId, paymentId: cur.paymentId } : {}) });
-        throw new DomainError("checkout_in_progress", 409, "This checkout is already being completed");
+        if (cur.status !== "open") throw new DomainError("session_not_open", `This checkout session is ${cur.status}`, { status: cur.status, ...(cur.orderId ? { orderId: cur.orderId, paymentId: cur.paymentId } : {}) });
+        throw new DomainError("checkout_in_progress", "This checkout is already being completed");
       }
       await tx.db.$executeRaw`SELECT 1 FROM "Order" WHERE id = ${s.payOrderId}::uuid FOR UPDATE`;
       const o = await tx.db.order.findUniqueOrThrow({ where: { id: s.payOrderId! }, include: { payments: true } });
       // A held order takes no payment (it would move its status): the buyer can pay once the hold is released.
       assertNotOnHold(o);
-      if (o.status === "cancelled" || o.status === "closed") throw new DomainError("session_not_open", 422, `The order this session pays is ${o.status}`, { status: s.status, reason: "order_not_payable", orderId: o.id });
+      if (o.status === "cancelled" || o.status === "closed") throw new DomainError("session_not_open", `The order this session pays is ${o.status}`, { status: s.status, reason: "order_not_payable", orderId: o.id });
       const m = moneyOf(o, o.payments);
-      if (m.balance <= 0) throw new DomainError("session_not_open", 422, "Nothing is owed on the order this session pays", { status: s.status, reason: "nothing_owed", orderId: o.id });
+      if (m.balance <= 0) throw new DomainError("session_not_open", "Nothing is owed on the order this session pays", { status: s.status, reason: "nothing_owed", orderId: o.id });
       const connector = await tx.db.connector.findFirst({ where: { applicationId: s.applicationId, environmentId: s.environmentId, kind: CONNECTOR_KIND[input.paymentMethod], status: "active" }, orderBy: { createdAt: "asc" } });
-      if (!connector) throw new DomainError("no_payment_connection", 422, `No active ${CONNECTOR_KIND[input.paymentMethod]} connection for this application and environment`);
+      if (!connector) throw new DomainError("no_payment_connection", `No active ${CONNECTOR_KIND[input.paymentMethod]} connection for this application and environment`);
       const netN = input.paymentMethod === "net30" ? (s.netN ?? 30) : null;
       const p = await tx.db.payment.create({
         data: {
@@ -157,7 +157,7 @@ export async function completeOrderCheckout(
         return p;
       });
       if (settled.status === "failed") {
-        throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
+        throw new DomainError("payment_failed", settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
       }
     } else {
       settled = await withTx(ctx, async (tx) => {
@@ -197,7 +197,7 @@ export async function authorizeOrder(ctx: Ctx, id: string, body: unknown) {
     const m = moneyOf(o, o.payments);
     if (m.balance <= 0) throw errors.validation([{ path: ["id"], message: "Nothing is owed on this order" }]);
     const connector = await tx.db.connector.findFirst({ where: { applicationId: o.applicationId, environmentId: o.environmentId, kind: "card", status: "active" }, orderBy: { createdAt: "asc" } });
-    if (!connector) throw new DomainError("no_payment_connection", 422, "No active card connection for this application and environment");
+    if (!connector) throw new DomainError("no_payment_connection", "No active card connection for this application and environment");
     const p = await tx.db.payment.create({
       data: { applicationId: o.applicationId, environmentId: o.environmentId, orderId: o.id, amount: m.balance, currency: o.currency, method: "card", processor: connector.provider, connectorId: connector.id, createdAt: tx.clock.now() },
     });
@@ -207,7 +207,7 @@ export async function authorizeOrder(ctx: Ctx, id: string, body: unknown) {
   const result = await processorFor(payment.processor).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken, reference: payment.id });
   const settled = await withTx(ctx, (tx) => applyChargeResult(tx, payment, result, actorOf(tx)));
   if (settled.status === "failed") {
-    throw new DomainError("payment_failed", 402, settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
+    throw new DomainError("payment_failed", settled.errorMessage ?? "The payment was declined", { reason: settled.errorCode, orderId: settled.orderId, paymentId: settled.id });
   }
   return { orderId: payment.orderId!, payment: settled };
 }

@@ -7,7 +7,7 @@ import { Prisma } from "../generated/prisma/client";
 import { findCustomer } from "../customers/customers.service";
 import { principalEventTenant, recordEvent } from "../events/events.service";
 import { cancelSubscriptionNow } from "../subscriptions/subscription-changes.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -48,7 +48,7 @@ export async function createDraftOrder(ctx: Ctx, body: unknown) {
   const t = requireTenant(ctx);
   const currency = p.application!.currency;
   if (input.currency && input.currency !== currency) {
-    throw new DomainError("currency_mismatch", 422, `Currency ${input.currency} differs from the application's ${currency}`, { currency: input.currency, applicationCurrency: currency });
+    throw new DomainError("currency_mismatch", `Currency ${input.currency} differs from the application's ${currency}`, { currency: input.currency, applicationCurrency: currency });
   }
   return withTx(ctx, async (tx) => {
     let customerId: string | null = null;
@@ -123,7 +123,7 @@ export async function closeOrder(ctx: Ctx, id: string, body: unknown) {
     const o = await lockOrder(tx, id);
     assertNotOnHold(o);
     if (!ORDER_TRANSITIONS[o.status as OrderStatus]?.includes("closed")) {
-      throw new DomainError("invalid_order_transition", 409, `An order in ${o.status} cannot be closed (only fulfilled or cancelled ones)`, { from: o.status, to: "closed" });
+      throw new DomainError("invalid_order_transition", `An order in ${o.status} cannot be closed (only fulfilled or cancelled ones)`, { from: o.status, to: "closed" });
     }
     await moveOrder(tx, o, "closed", { ...actorOf(tx), source: "manual", reason: input.reason ?? null });
     await statusMoved(tx, o, "closed", { manual: true, actor: actorData(tx), action: "CLOSE", reason: input.reason ?? null });
@@ -200,7 +200,7 @@ export async function cancelOrder(ctx: Ctx, id: string, body: unknown) {
   await withTx(ctx, async (tx) => {
     const o = await lockOrder(tx, id);
     if (!ORDER_TRANSITIONS[o.status as OrderStatus]?.includes("cancelled")) {
-      throw new DomainError("invalid_order_transition", 409, `An order in ${o.status} cannot be cancelled`, { from: o.status, to: "cancelled" });
+      throw new DomainError("invalid_order_transition", `An order in ${o.status} cannot be cancelled`, { from: o.status, to: "cancelled" });
     }
     await moveOrder(tx, o, "cancelled", { ...actorOf(tx), source: "manual", reason: input.reason ?? null });
     await statusMoved(tx, o, "cancelled", { manual: true, actor: actorData(tx), action: "CANCEL", reason: input.reason ?? null, refundCapturedPayments: input.refundCapturedPayments ?? false });

@@ -3,8 +3,8 @@
 // void of open authorizations that cancel and comp share.
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf, type EventTenant } from "../events/events.service";
-import { actorOf as callerOf } from "../platform/actor";
-import { requireTenant } from "../platform/auth.service";
+import { actorOf as callerOf } from "../shared/actor";
+import { requireTenant } from "../shared/guards";
 import { movePayment } from "../payments/payment.machine";
 import { processorFor } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
@@ -15,7 +15,7 @@ import { isUuid } from "../shared/ids";
 
 export type FullOrder = Order & { lineItems: OrderLineItem[]; payments: Payment[] };
 
-/** The caller as history rows take it (type and id; platform/actor.ts). */
+/** The caller as history rows take it (type and id; shared/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
   const { actorType, actorId } = callerOf(ctx);
   return { actorType, actorId };
@@ -70,7 +70,7 @@ export function moneyOf(o: Pick<Order, "total" | "compAmount">, payments: Pick<P
 }
 
 export function invalidOrderState(o: Pick<Order, "status">, what: string) {
-  return new DomainError("invalid_order_state", 422, `Cannot ${what} an order that is ${o.status}`, { status: o.status });
+  return new DomainError("invalid_order_state", `Cannot ${what} an order that is ${o.status}`, { status: o.status });
 }
 
 /** The event of a status: its own for fulfilled, cancelled and closed, else order.updated. */

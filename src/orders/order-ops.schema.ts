@@ -1,7 +1,7 @@
 // GraphQL for the order operations, over the same services as src/orders/order-ops.rest.ts: every mutation returns
 // the re-read order (with paymentActions, refunds or the adjustment where REST returns them); scopes and error codes
 // are the services' own.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { AddressInput, addressArg, describedEnum } from "../graphql/shared-types";
 import { PaymentRef } from "../payments/payments.schema";

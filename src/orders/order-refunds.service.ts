@@ -7,7 +7,7 @@ import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { movePayment, type PaymentStatus } from "../payments/payment.machine";
 import { refundAtProcessor } from "../payments/processor";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { positiveAmount } from "../shared/money";
@@ -35,12 +35,12 @@ export async function refundCaptured(ctx: Ctx, orderId: string, input: { amount?
   // 1. The claim, under the order's lock: one statement claims every row of the plan, or nothing is claimed.
   const plan = await withTx(ctx, async (tx) => {
     const o = await lockOrder(tx, orderId);
-    if (o.payments.some((p) => p.refundingAmount > 0)) throw new DomainError("refund_already_in_progress", 409, "Another refund of this order is in progress; retry when it finishes");
+    if (o.payments.some((p) => p.refundingAmount > 0)) throw new DomainError("refund_already_in_progress", "Another refund of this order is in progress; retry when it finishes");
     const rows = o.payments.filter((p) => REFUNDABLE.includes(p.status) && p.capturedAmount - p.refundedAmount > 0);
     const refundable = rows.reduce((a, p) => a + p.capturedAmount - p.refundedAmount, 0);
     const amount = input.amount ?? refundable;
     if (amount <= 0 || amount > refundable) {
-      throw new DomainError("refund_amount_exceeds_balance", 400, `At most ${refundable} can be refunded on this order`, { refundable, requested: amount });
+      throw new DomainError("refund_amount_exceeds_balance", `At most ${refundable} can be refunded on this order`, { refundable, requested: amount });
     }
     const captures = rows.length
       ? await tx.db.transaction.groupBy({ by: ["paymentId"], where: { paymentId: { in: rows.map((p) => p.id) }, type: "capture", status: "succeeded" }, _max: { seq: true } })
@@ -59,7 +59,7 @@ export async function refundCaptured(ctx: Ctx, orderId: string, input: { amount?
       UPDATE "Payment" AS p SET "refundingAmount" = x.amount, "updatedAt" = ${tx.clock.now()}
       FROM jsonb_to_recordset(${JSON.stringify(out.map((r) => ({ id: r.payment.id, amount: r.amount })))}::jsonb) AS x(id uuid, amount int)
       WHERE p.id = x.id AND p."refundingAmount" = 0 AND p.status IN ('captured', 'partially_refunded') AND p."capturedAmount" - p."refundedAmount" >= x.amount`;
-    if (claimed !== out.length) throw new DomainError("refund_already_in_progress", 409, "Another refund of this order is in progress; retry when it finishes");
+    if (claimed !== out.length) throw new DomainError("refund_already_in_progress", "Another refund of this order is in progress; retry when it finishes");
     return out;
   });
 

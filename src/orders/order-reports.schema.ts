@@ -1,7 +1,7 @@
 // GraphQL for the order timeline and the CSV export: orderTimeline pages like every list (pageOf); ordersExport
 // checks the filters and answers the relative URL of GET /orders/export.csv for them (a CSV file is not a
 // GraphQL value: fetch the URL with the same credential).
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import { EXPORT_COLUMNS, EXPORT_MAX_ROWS, exportUrl, prepareExport } from "./export.service";

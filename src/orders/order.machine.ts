@@ -26,7 +26,7 @@ type MoveHow = Actor & { source: "manual" | "state_machine" | "fulfillment" | "p
 
 function checkMove(order: { status: string }, to: OrderStatus, how: MoveHow) {
   if (!how.force && !ORDER_TRANSITIONS[order.status as OrderStatus]?.includes(to)) {
-    throw new DomainError("invalid_order_transition", 409, `An order in ${order.status} cannot move to ${to}`, { from: order.status, to });
+    throw new DomainError("invalid_order_transition", `An order in ${order.status} cannot move to ${to}`, { from: order.status, to });
   }
 }
 
@@ -49,7 +49,7 @@ export async function moveOrder(
     )
     INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", "actorId", reason, source, "createdAt")
     SELECT gen_random_uuid(), u.id, ${order.status}, ${to}, ${how.actorType}, ${how.actorId ?? null}, ${how.reason ?? null}, ${how.source}, ${at} FROM u`;
-  if (moved !== 1) throw new DomainError("order_state_changed", 409, "The order changed while this request ran; retry");
+  if (moved !== 1) throw new DomainError("order_state_changed", "The order changed while this request ran; retry");
 }
 
 // ---- deferred moves --------------------------------------------------------------------------------------------------
@@ -61,6 +61,16 @@ export interface DeferredOrderMove {
   how: MoveHow;
   also: { paymentStatus?: string };
   at: Date;
+}
+
+declare module "../shared/context" {
+  interface Ctx {
+    /**
+     * set by deferOrderMoves: order moves waiting to ride in the transaction's next statement that takes them
+     * (takeOrderMoves), or written in one statement before it commits
+     */
+    orderMoves?: DeferredOrderMove[];
+  }
 }
 
 /**
@@ -132,7 +142,7 @@ export function takeOrderMoves(ctx: Ctx): { ctes: Prisma.Sql; moved: Prisma.Sql;
     ctes: Prisma.join(ctes, ", "),
     moved,
     verify: (ok) => {
-      if (!ok) throw new DomainError("order_state_changed", 409, "The order changed while this request ran; retry");
+      if (!ok) throw new DomainError("order_state_changed", "The order changed while this request ran; retry");
     },
   };
 }

@@ -1,11 +1,12 @@
 // GraphQL for orders: reads, status history, capture, and the live orderUpdated(id). Payments are in
 // payments.schema.ts; Order.payments and orderPayments reuse its Payment type.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { LineItemTypeEnum } from "../carts/carts.schema";
 import { liveItem } from "../events/events.service";
 import type { OrderStatusHistory } from "../generated/prisma/client";
 import { builder } from "../graphql/builder";
-import { AddressRef, describedEnum, pageOf, ShippingRateRef } from "../graphql/shared-types";
+import { AddressRef, describedEnum, pageOf } from "../graphql/shared-types";
+import { ShippingRateRef } from "../carts/carts.schema";
 import { PaymentRef, type PaymentV } from "../payments/payments.schema";
 import { captureOrderPayments, paymentView } from "../payments/payments.service";
 import type { Address } from "../shared/address";

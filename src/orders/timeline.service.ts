@@ -5,7 +5,7 @@
 // transactions, then later status changes, then activity rows, which services write last).
 import { z } from "zod";
 import { Prisma } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { isUuid } from "../shared/ids";

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { PartnerReferral, Workspace } from "../generated/prisma/client";
 import { queueEmail } from "../mail/mail.service";
-import { requireDashboard, requirePermission } from "../platform/auth.service";
+import { requireDashboard, requirePermission } from "../shared/guards";
 import { ensureWorkspace, mintDashboardToken } from "../platform/bootstrap.service";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
@@ -123,7 +123,7 @@ export async function claimBilling(ctx: Ctx, referralId: string): Promise<Referr
     const found = await referralOf(tx, partner.workspace.id, referralId);
     await lockReferral(tx, found.id);
     const r = await referralOf(tx, partner.workspace.id, referralId);
-    if (r.handoffState === "claimed") throw new DomainError("client_owns_workspace", 409, "The client accepted the handoff: the workspace and its billing are theirs", { handoffState: r.handoffState });
+    if (r.handoffState === "claimed") throw new DomainError("client_owns_workspace", "The client accepted the handoff: the workspace and its billing are theirs", { handoffState: r.handoffState });
     const now = tx.clock.now();
     const token = `hof_${randomToken(40)}`;
     const expiresAt = new Date(now.getTime() + HANDOFF_TTL_DAYS * DAY_MS);
@@ -152,7 +152,7 @@ export async function revokeHandoff(ctx: Ctx, referralId: string): Promise<Refer
     const found = await referralOf(tx, partner.workspace.id, referralId);
     await lockReferral(tx, found.id);
     const r = await referralOf(tx, partner.workspace.id, referralId);
-    if (r.handoffState === "claimed") throw new DomainError("handoff_not_revocable", 409, "The client already accepted the handoff", { handoffState: r.handoffState });
+    if (r.handoffState === "claimed") throw new DomainError("handoff_not_revocable", "The client already accepted the handoff", { handoffState: r.handoffState });
     if (r.handoffState === "not_started") return referralView(r);
     const updated = await tx.db.partnerReferral.update({
       where: { id: r.id },

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { Payment } from "../generated/prisma/client";
 import { syncOrderAfterPayment } from "../orders/orders.service";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { actorOf, findPayment, paymentEvent, refundPaymentAmount } from "./payments.service";
@@ -23,16 +23,16 @@ export const resolveDisputeInput = z.strictObject({ outcome: z.enum(["merchant_w
 export const testDisputeInput = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() });
 
 async function openDispute(tx: Ctx, p: Payment, reason: string, source: "merchant" | "processor") {
-  if (p.disputed) throw new DomainError("dispute_already_open", 409, `This payment is already disputed (since ${p.disputeOpenedAt?.toISOString()})`, { disputeOpenedAt: p.disputeOpenedAt?.toISOString() });
+  if (p.disputed) throw new DomainError("dispute_already_open", `This payment is already disputed (since ${p.disputeOpenedAt?.toISOString()})`, { disputeOpenedAt: p.disputeOpenedAt?.toISOString() });
   const disputable = p.capturedAmount - p.refundedAmount;
   if (disputable <= 0) {
-    throw new DomainError("payment_not_disputable", 422, `Only captured money can be disputed; this ${p.status} payment has ${p.capturedAmount > 0 ? "been refunded in full" : "nothing captured"}`, { status: p.status });
+    throw new DomainError("payment_not_disputable", `Only captured money can be disputed; this ${p.status} payment has ${p.capturedAmount > 0 ? "been refunded in full" : "nothing captured"}`, { status: p.status });
   }
   const [moved] = await tx.db.payment.updateManyAndReturn({
     where: { id: p.id, disputed: false },
     data: { disputed: true, disputeReason: reason, disputeOpenedAt: tx.clock.now(), disputeResolvedAt: null, disputeOutcome: null, updatedAt: tx.clock.now() },
   });
-  if (!moved) throw new DomainError("dispute_already_open", 409, "This payment is already disputed");
+  if (!moved) throw new DomainError("dispute_already_open", "This payment is already disputed");
   await paymentEvent(tx, moved, "payment.disputed", { reason, disputedAmount: disputable, source });
   if (moved.orderId) await syncOrderAfterPayment(tx, moved.orderId, actorOf(tx));
   return moved;
@@ -53,7 +53,7 @@ export async function openTestDispute(ctx: Ctx, id: string, body: unknown) {
   return withTx(ctx, async (tx) => {
     const p = await findPayment(tx, id, true);
     if (p.processor !== "test" || p.method !== "card") {
-      throw new DomainError("payment_not_disputable", 422, `The test processor opens disputes on its card payments only; this is a ${p.method} payment`, { method: p.method });
+      throw new DomainError("payment_not_disputable", `The test processor opens disputes on its card payments only; this is a ${p.method} payment`, { method: p.method });
     }
     return openDispute(tx, p, input.reason ?? "fraudulent", "processor");
   });
@@ -68,11 +68,11 @@ export async function resolvePaymentDispute(ctx: Ctx, id: string, body: unknown)
   const input = parseInput(resolveDisputeInput, body);
   const claimed = await withTx(ctx, async (tx) => {
     const p = await findPayment(tx, id, true);
-    if (!p.disputed) throw new DomainError("payment_not_disputed", 409, "This payment has no open dispute to resolve");
+    if (!p.disputed) throw new DomainError("payment_not_disputed", "This payment has no open dispute to resolve");
     // A claim older than STALE_CLAIM_MS belongs to a request that died; this one takes it over (the refund machinery
     // still refunds at most what is captured).
     const live = p.disputeOutcome && p.disputeResolvedAt && p.disputeResolvedAt.getTime() > tx.clock.now().getTime() - STALE_CLAIM_MS;
-    if (live) throw new DomainError("dispute_resolution_in_progress", 409, "This dispute is being resolved by another request");
+    if (live) throw new DomainError("dispute_resolution_in_progress", "This dispute is being resolved by another request");
     return tx.db.payment.update({ where: { id: p.id }, data: { disputeOutcome: input.outcome, disputeResolvedAt: tx.clock.now() } });
   });
   let refunded = 0;
@@ -91,7 +91,7 @@ export async function resolvePaymentDispute(ctx: Ctx, id: string, body: unknown)
       where: { id: claimed.id, disputed: true, disputeOutcome: input.outcome },
       data: { disputed: false, disputeResolvedAt: tx.clock.now(), updatedAt: tx.clock.now() },
     });
-    if (!cleared) throw new DomainError("payment_not_disputed", 409, "This payment has no open dispute to resolve");
+    if (!cleared) throw new DomainError("payment_not_disputed", "This payment has no open dispute to resolve");
     await paymentEvent(tx, cleared, "payment.dispute_cleared", { outcome: input.outcome, reason: cleared.disputeReason, refundedAmount: refunded });
     if (cleared.orderId) await syncOrderAfterPayment(tx, cleared.orderId, actorOf(tx));
     return cleared;

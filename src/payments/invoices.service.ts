@@ -8,7 +8,7 @@
 // missing_token / 401 invalid_token (the download token).
 import { randomUUID } from "node:crypto";
 import type { Payment } from "../generated/prisma/client";
-import { requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
+import { requireSecretOrDashboard, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
 import { renderPdf } from "../shared/pdf";
@@ -39,13 +39,13 @@ async function tenantPayment(ctx: Ctx, id: string): Promise<Payment> {
 
 /** not_invoice / pdf_not_ready, in that order. */
 function requireIssued(p: Payment): asserts p is Payment & { invoiceNumber: string } {
-  if (p.method !== "net30") throw new DomainError("not_invoice", 409, `This is a ${p.method} payment, not a Net-N invoice`, { method: p.method });
-  if (!p.invoiceNumber) throw new DomainError("pdf_not_ready", 409, `The invoice is not issued yet (the payment is ${p.status}); its PDF exists once it is`, { status: p.status });
+  if (p.method !== "net30") throw new DomainError("not_invoice", `This is a ${p.method} payment, not a Net-N invoice`, { method: p.method });
+  if (!p.invoiceNumber) throw new DomainError("pdf_not_ready", `The invoice is not issued yet (the payment is ${p.status}); its PDF exists once it is`, { status: p.status });
 }
 
 const storageUnavailable = (e: unknown) => {
   console.error("[invoices] storage failed", e);
-  return new DomainError("storage_unavailable", 503, "The file store is unavailable; try again shortly");
+  return new DomainError("storage_unavailable", "The file store is unavailable; try again shortly");
 };
 
 /**
@@ -95,10 +95,10 @@ export async function resendInvoice(ctx: Ctx, id: string) {
   const p = await tenantPayment(ctx, id);
   requireIssued(p);
   if (principal.environment.kind === "production" && !ctx.deps.config.SMTP_URL) {
-    throw new DomainError("email_not_configured", 409, "Email delivery is not configured (SMTP_URL) for this production environment; the invoice cannot be sent");
+    throw new DomainError("email_not_configured", "Email delivery is not configured (SMTP_URL) for this production environment; the invoice cannot be sent");
   }
   const order = p.orderId ? await ctx.db.order.findUnique({ where: { id: p.orderId }, select: { email: true } }) : null;
-  if (!invoiceRecipient(p, order?.email)) throw new DomainError("no_recipient", 409, "Neither the Net-N acceptance nor the order has a buyer email to send the invoice to");
+  if (!invoiceRecipient(p, order?.email)) throw new DomainError("no_recipient", "Neither the Net-N acceptance nor the order has a buyer email to send the invoice to");
   const messageId = randomUUID();
   await withTx(ctx, async (tx) => {
     queueInvoiceEmail(tx, p, `invoice-resend:${messageId}`, messageId);
@@ -111,9 +111,9 @@ export async function resendInvoice(ctx: Ctx, id: string) {
  * PDF. 400 missing_token; 401 invalid_token for an altered or expired token, or one for another payment.
  */
 export async function invoiceDownloadTarget(ctx: Ctx, id: string, token: unknown) {
-  if (typeof token !== "string" || token === "") throw new DomainError("missing_token", 400, "The token query parameter is required");
+  if (typeof token !== "string" || token === "") throw new DomainError("missing_token", "The token query parameter is required");
   const granted = verifyInvoiceToken(ctx.deps.config, token, ctx.clock.now());
-  const invalid = () => new DomainError("invalid_token", 401, "The download link is invalid or has expired; ask the merchant to resend the invoice");
+  const invalid = () => new DomainError("invalid_token", "The download link is invalid or has expired; ask the merchant to resend the invoice");
   if (!granted || granted !== id) throw invalid();
   const p = await ctx.db.payment.findUnique({ where: { id: granted } });
   if (!p || p.method !== "net30" || !p.invoiceNumber) throw invalid();

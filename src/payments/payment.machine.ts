@@ -29,10 +29,10 @@ export function canMove(from: string, to: PaymentStatus) {
  */
 export async function movePayment(ctx: Ctx, p: Pick<Payment, "id" | "status">, to: PaymentStatus, data: Partial<Payment> = {}, ledger: LedgerEntry[] = []) {
   if (!canMove(p.status, to)) {
-    throw new DomainError("invalid_payment_transition", 409, `A ${p.status} payment cannot become ${to}`, { from: p.status, to });
+    throw new DomainError("invalid_payment_transition", `A ${p.status} payment cannot become ${to}`, { from: p.status, to });
   }
   const [row] = ledger.length ? await moveWithLedger(ctx, p, to, data, ledger) : await ctx.db.payment.updateManyAndReturn({ where: { id: p.id, status: p.status }, data: { ...data, status: to } as any });
-  if (!row) throw new DomainError("payment_state_changed", 409, "The payment changed while this request ran; retry");
+  if (!row) throw new DomainError("payment_state_changed", "The payment changed while this request ran; retry");
   return row;
 }
 
@@ -43,10 +43,10 @@ export async function movePayment(ctx: Ctx, p: Pick<Payment, "id" | "status">, t
  */
 export async function movePaymentReadingOrder(ctx: Ctx, p: Pick<Payment, "id" | "status">, to: PaymentStatus, data: Partial<Payment>, ledger: LedgerEntry[]) {
   if (!canMove(p.status, to)) {
-    throw new DomainError("invalid_payment_transition", 409, `A ${p.status} payment cannot become ${to}`, { from: p.status, to });
+    throw new DomainError("invalid_payment_transition", `A ${p.status} payment cannot become ${to}`, { from: p.status, to });
   }
   const [row] = await moveWithLedger(ctx, p, to, data, ledger, true);
-  if (!row) throw new DomainError("payment_state_changed", 409, "The payment changed while this request ran; retry");
+  if (!row) throw new DomainError("payment_state_changed", "The payment changed while this request ran; retry");
   const { _order: order, ...payment } = row as Payment & { _order: OrderPaymentFacts | null };
   return { payment: payment as Payment, order };
 }

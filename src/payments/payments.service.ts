@@ -1,12 +1,12 @@
 // Payments and their transactions on a processor: apply a charge outcome, capture (partial), refund
 // (single-flight), mark failed, the test processor's resolve, and reads with every filter.
 import { z } from "zod";
-import { actorOf as callerOf } from "../platform/actor";
+import { actorOf as callerOf } from "../shared/actor";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import type { Actor } from "../orders/order.machine";
 import { syncOrderAfterPayment } from "../orders/orders.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { calendarDate } from "../shared/dates";
@@ -159,14 +159,14 @@ export async function capturePayment(ctx: Ctx, id: string, body: unknown) {
 
 async function captureLocked(ctx: Ctx, p: Payment, amount?: number) {
   if (p.status !== "authorized") {
-    throw new DomainError("payment_not_capturable", 409, `Only authorized payments can be captured; this one is ${p.status}`, { status: p.status });
+    throw new DomainError("payment_not_capturable", `Only authorized payments can be captured; this one is ${p.status}`, { status: p.status });
   }
   const capture = amount ?? p.authorizedAmount;
   if (capture > p.authorizedAmount) {
     throw errors.validation([{ path: ["amount"], message: `must be at most the authorized ${p.authorizedAmount}` }]);
   }
   const res = await processorFor(p.processor).capture(p.processorPaymentId ?? "", capture);
-  if (!res.ok) throw new DomainError("payment_failed", 402, "The processor refused the capture", { reason: res.errorCode });
+  if (!res.ok) throw new DomainError("payment_failed", "The processor refused the capture", { reason: res.errorCode });
   const updated = await movePayment(ctx, p, "captured", { capturedAmount: capture });
   await ctx.db.transaction.create({ data: { paymentId: p.id, type: "capture", status: "succeeded", amount: capture, currency: p.currency, createdAt: ctx.clock.now() } });
   await paymentEvent(ctx, updated, "payment.captured", { capturedAmount: updated.capturedAmount, authorizedAmount: updated.authorizedAmount });
@@ -204,7 +204,7 @@ export async function refundPayment(ctx: Ctx, id: string, body: unknown) {
 export async function refundPaymentAmount(ctx: Ctx, id: string, amountAsked?: number) {
   const p = await findPayment(ctx, id);
   if (!["captured", "partially_refunded"].includes(p.status)) {
-    throw new DomainError("refund_not_allowed", 422, `A ${p.status} payment cannot be refunded`, { status: p.status });
+    throw new DomainError("refund_not_allowed", `A ${p.status} payment cannot be refunded`, { status: p.status });
   }
   const amount = amountAsked ?? p.capturedAmount - p.refundedAmount;
   const claimed = await ctx.db.$executeRaw`
@@ -213,8 +213,8 @@ export async function refundPaymentAmount(ctx: Ctx, id: string, amountAsked?: nu
       AND "capturedAmount" - "refundedAmount" >= ${amount} AND ${amount} > 0`;
   if (claimed !== 1) {
     const now = await ctx.db.payment.findUniqueOrThrow({ where: { id: p.id } });
-    if (now.refundingAmount > 0) throw new DomainError("refund_already_in_progress", 409, "Another refund of this payment is in progress; retry when it finishes");
-    throw new DomainError("refund_not_allowed", 422, `At most ${now.capturedAmount - now.refundedAmount} can be refunded`, { refundable: now.capturedAmount - now.refundedAmount, status: now.status });
+    if (now.refundingAmount > 0) throw new DomainError("refund_already_in_progress", "Another refund of this payment is in progress; retry when it finishes");
+    throw new DomainError("refund_not_allowed", `At most ${now.capturedAmount - now.refundedAmount} can be refunded`, { refundable: now.capturedAmount - now.refundedAmount, status: now.status });
   }
   try {
     const res = await refundAtProcessor(p, amount);
@@ -234,7 +234,7 @@ export async function refundPaymentAmount(ctx: Ctx, id: string, amountAsked?: nu
       if (moved.orderId) await syncOrderAfterPayment(tx, moved.orderId, actorOf(tx));
       return moved;
     });
-    if (!updated) throw new DomainError("refund_failed", 402, "The processor refused the refund", { reason: res.errorCode });
+    if (!updated) throw new DomainError("refund_failed", "The processor refused the refund", { reason: res.errorCode });
     return updated;
   } catch (e) {
     await ctx.db.payment.updateMany({ where: { id: p.id, refundingAmount: amount }, data: { refundingAmount: 0 } });
@@ -250,7 +250,7 @@ export async function markPaymentFailed(ctx: Ctx, id: string, body: unknown) {
   return withTx(ctx, async (tx) => {
     const p = await findPayment(tx, id, true);
     if (!["pending", "processing", "failed"].includes(p.status)) {
-      throw new DomainError("payment_not_failable", 422, `A ${p.status} payment cannot be marked failed`, { status: p.status });
+      throw new DomainError("payment_not_failable", `A ${p.status} payment cannot be marked failed`, { status: p.status });
     }
     const updated = await movePayment(tx, p, "failed", { errorCode: "manually_marked_failed", errorMessage: input.reason });
     await paymentEvent(tx, updated, "payment.failed", { error: { code: "manually_marked_failed", message: input.reason } });
@@ -269,7 +269,7 @@ export async function resolveTestPayment(ctx: Ctx, id: string, body: unknown) {
   return withTx(ctx, async (tx) => {
     const p = await findPayment(tx, id, true);
     if (p.processor !== "test" || p.status !== "processing") {
-      throw new DomainError("payment_not_processing", 409, `Only processing test payments can be resolved; this one is ${p.status}`, { status: p.status });
+      throw new DomainError("payment_not_processing", `Only processing test payments can be resolved; this one is ${p.status}`, { status: p.status });
     }
     return applyChargeResult(tx, p, { outcome: input.outcome, processorPaymentId: p.processorPaymentId ?? "", ...(input.outcome === "failed" ? { errorCode: "authentication_failed", errorMessage: "3-D Secure authentication failed" } : {}) }, actorOf(tx));
   });
@@ -323,7 +323,7 @@ export async function listPayments(ctx: Ctx, query: unknown) {
   return toPage(rows, q);
 }
 
-/** The caller as history rows take it (type and id; platform/actor.ts). */
+/** The caller as history rows take it (type and id; shared/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
   const { actorType, actorId } = callerOf(ctx);
   return { actorType, actorId };

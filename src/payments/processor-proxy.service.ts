@@ -4,7 +4,7 @@
 // POST /test-processor/charges in non-production) and recorded once: Payment.processorChargeId is unique.
 import { z } from "zod";
 import type { Payment, TestProcessorCharge } from "../generated/prisma/client";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { currencyCode, positiveAmount } from "../shared/money";
@@ -45,7 +45,7 @@ const MESSAGES: Record<ProxyFailure, string> = {
 };
 
 export function proxyFailed(reason: ProxyFailure, extra: Record<string, unknown> = {}) {
-  return new DomainError("payment_failed", 402, MESSAGES[reason], { reason, ...extra });
+  return new DomainError("payment_failed", MESSAGES[reason], { reason, ...extra });
 }
 
 /**

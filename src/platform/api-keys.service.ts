@@ -1,6 +1,6 @@
 // API keys: minted by dashboard sessions, pinned to one application + environment, stored as a hash only.
 import { z } from "zod";
-import { invalidatePrincipals } from "./principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import type { ApiKey } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
@@ -8,8 +8,8 @@ import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
 import { keyset, type PageQuery, toPage } from "../shared/pagination";
 import { validateKeyScopes } from "../shared/scopes";
-import { memberCanUseEnvironment, memberHasPermission } from "./permissions";
-import { requireDashboard, requirePermission, requireScope, requireTenant } from "./auth.service";
+import { memberCanUseEnvironment, memberHasPermission } from "../shared/permissions";
+import { requireDashboard, requirePermission, requireScope, requireTenant } from "../shared/guards";
 import { isUuid } from "../shared/ids";
 
 export const createApiKeyInput = z.strictObject({
@@ -55,7 +55,7 @@ export async function createApiKey(ctx: Ctx, body: unknown) {
   const { type, scopes } = validateKeyScopes(input.scopes);
   return withTx(ctx, async (tx) => {
     const env = await tx.db.environment.findFirst({ where: { id: t.environmentId, workspaceId: t.workspaceId, status: "active" } });
-    if (!env) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!env) throw new DomainError("environment_not_found", "Environment not found");
     const minted = mintKey(type, env);
     const row = await tx.db.apiKey.create({
       data: { ...t, name: input.name, type, scopes, keyHash: minted.keyHash, keyPrefix: minted.keyPrefix, createdByMember: p.member.id },

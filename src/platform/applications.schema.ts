@@ -1,5 +1,5 @@
 // GraphQL for application settings: the same service as GET/PATCH /applications/{id}.
-import { withClears } from "../carts/carts.schema";
+import { withClears } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { AddressInput, AddressRef, addressArg } from "../graphql/shared-types";
 import type { SellerProfile } from "./seller";

@@ -3,15 +3,15 @@
 // A key, OAuth token or extension session reaches only its own application; a member only applications their roles
 // cover (an OAuth token: both). Others answer 404.
 import { z } from "zod";
-import { emailSchema } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 import { type Application, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
-import { isPinned, requirePermission, requireSecretOrDashboard } from "./auth.service";
-import { memberHasPermission } from "./permissions";
-import { invalidatePrincipals } from "./principal-cache";
+import { isPinned, requirePermission, requireSecretOrDashboard } from "../shared/guards";
+import { memberHasPermission } from "../shared/permissions";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { isUuid } from "../shared/ids";
 import { sellerInput, sellerOf, sellerPatch } from "./seller";
 

@@ -1,18 +1,57 @@
-// Resolves a credential into a Principal, and the guards every route and GraphQL field uses.
+// Resolves a credential into a Principal (the guards that check it are in shared/guards.ts).
 import type { Ctx } from "../shared/context";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { DomainError, errors } from "../shared/errors";
-import { hasScope } from "../shared/scopes";
 import type { LimitState } from "../shared/rate-limit";
-import { authenticateExtensionSession, extensionSessionIsLive, looksLikeJwt } from "../extensions/session-auth";
-import { memberCanUseEnvironment, memberHasPermission, type Permission } from "./permissions";
-import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal, Tenant } from "./principal";
-import { liveGate } from "../billing/live-gate";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "../billing/workspace-billing";
-import { authenticateAccessToken, type OAuthResource } from "../oauth/access-tokens";
-import type { DpopRequest } from "../oauth/dpop";
+import { memberCanUseEnvironment } from "../shared/permissions";
+import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal } from "../shared/principal";
+import { liveGate } from "./live-gate";
+import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "./workspace-billing";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 import { isUuid } from "../shared/ids";
+
+/** A compact JWS: three base64url parts, the header a JSON object (`eyJ` is `{"`). Dashboard tokens are `dst_…`. */
+const JWT_SHAPE = /^eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const looksLikeJwt = (token: string) => token.length <= 8192 && JWT_SHAPE.test(token);
+
+/** What a resource knows of a request to check a proof against: the header, the method and the URLs it answers at. */
+export interface DpopRequest {
+  proof: string | null | undefined;
+  method: string;
+  /** normalized (origin + path): the URL the request reached, and the same path under BASE_URL */
+  urls: string[];
+}
+
+/** How a token was presented: its Authorization scheme, and the request a DPoP proof must match (none over graphql-ws). */
+export interface Presentation {
+  scheme: "bearer" | "dpop";
+  dpop?: DpopRequest;
+}
+
+/** The protected resources an OAuth access token is issued for: the API, or /mcp. */
+export type OAuthResource = "api" | "mcp";
+
+/**
+ * The credential kinds whose tokens a module above platform verifies with its own keys: OAuth access tokens
+ * (oauth/access-tokens.ts) and extension session tokens (extensions/session-auth.ts). They register here at
+ * start-up (the composition root, src/app.ts), so platform names neither.
+ */
+export interface TokenCredentialKinds {
+  accessToken(ctx: Ctx, token: string, resource: OAuthResource | undefined, presented: Presentation): Promise<Principal>;
+  extensionSession(ctx: Ctx, token: string): Promise<Principal>;
+  extensionSessionIsLive(ctx: Ctx, p: Principal): Promise<boolean>;
+}
+
+let tokenKinds: TokenCredentialKinds | null = null;
+
+export function registerTokenCredentialKinds(kinds: TokenCredentialKinds) {
+  tokenKinds = kinds;
+}
+
+function registered(): TokenCredentialKinds {
+  if (!tokenKinds) throw new Error("No token credential kinds: the composition root (src/app.ts) registers them at start-up (registerTokenCredentialKinds)");
+  return tokenKinds;
+}
 
 export interface CredentialInput {
   apiKey?: string | null;
@@ -46,7 +85,7 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
     if (dpop) {
       // the DPoP scheme is for OAuth access tokens bound to a key (RFC 9449) only
       if (!looksLikeJwt(dpop[1]) || !jwtKid(dpop[1]).startsWith(SIGNING_KID_PREFIX.oauth)) throw errors.unauthorized("'Authorization: DPoP' takes a DPoP-bound OAuth access token only");
-      return authenticateAccessToken(ctx, dpop[1], input.oauthResource, { scheme: "dpop", dpop: input.dpop });
+      return registered().accessToken(ctx, dpop[1], input.oauthResource, { scheme: "dpop", dpop: input.dpop });
     }
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!m) {
@@ -58,7 +97,7 @@ export async function authenticate(ctx: Ctx, input: CredentialInput): Promise<Pr
     // OAuth access tokens and extension session tokens are RS256 JWTs (dashboard tokens are opaque dst_…); the key
     // that signed one says which it is (kid oauth-… or extensions-…), and each path verifies it with its own keys.
     if (looksLikeJwt(m[1])) {
-      return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? authenticateAccessToken(ctx, m[1], input.oauthResource, { scheme: "bearer", dpop: input.dpop }) : authenticateExtensionSession(ctx, m[1]);
+      return jwtKid(m[1]).startsWith(SIGNING_KID_PREFIX.oauth) ? registered().accessToken(ctx, m[1], input.oauthResource, { scheme: "bearer", dpop: input.dpop }) : registered().extensionSession(ctx, m[1]);
     }
     return authenticateDashboard(ctx, m[1], input);
   }
@@ -223,9 +262,9 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
 
   let envRow;
   if (input.environmentId) {
-    if (!isUuid(input.environmentId)) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!isUuid(input.environmentId)) throw new DomainError("environment_not_found", "Environment not found");
     envRow = await ctx.db.environment.findFirst({ where: { id: input.environmentId, workspaceId: ws.id, status: "active" } });
-    if (!envRow) throw new DomainError("environment_not_found", 404, "Environment not found");
+    if (!envRow) throw new DomainError("environment_not_found", "Environment not found");
   } else {
     // Without X-Service-Environment-Id a dashboard session works in the workspace's production environment,
     // or in its sandbox when the member's grants leave production out.
@@ -286,7 +325,7 @@ function envInfo(e: { id: string; slug: string; kind: string; providerEnvironmen
 export async function credentialIsLive(ctx: Ctx): Promise<boolean> {
   const p = ctx.principal;
   if (!p) return false;
-  if (p.extension) return extensionSessionIsLive(ctx, p);
+  if (p.extension) return registered().extensionSessionIsLive(ctx, p);
   if (p.oauth) {
     // a live subscription ends with its access token (wall-clock, as the token's lifetime is) or its grant
     if (p.oauth.expiresAt * 1000 <= Date.now()) return false;
@@ -299,67 +338,4 @@ export async function credentialIsLive(ctx: Ctx): Promise<boolean> {
   }
   const s = await ctx.db.dashboardSession.findUnique({ where: { id: p.credentialId.replace(/^session:/, "") }, select: { revokedAt: true, expiresAt: true } });
   return !!s && !s.revokedAt && (!s.expiresAt || s.expiresAt > ctx.clock.now());
-}
-
-// ---- guards ------------------------------------------------------------------------------------------
-
-export function requirePrincipal(ctx: Ctx): Principal {
-  if (!ctx.principal && ctx.sessionUser) {
-    throw errors.forbidden("This dashboard session's user is not a member of any workspace yet: it can only accept an invitation (POST /invites/accept)");
-  }
-  if (!ctx.principal) throw errors.unauthorized("Send an API key in X-API-Key or a dashboard session as 'Authorization: Bearer …'");
-  return ctx.principal;
-}
-
-/** Secret keys and dashboard sessions only: publishable keys are for the browser-safe compute routes. */
-export function requireSecretOrDashboard(ctx: Ctx): Principal {
-  const p = requirePrincipal(ctx);
-  if (p.apiKey?.type === "publishable") throw errors.forbidden("Publishable keys can only call the shipping and tax estimate routes");
-  return p;
-}
-
-/**
- * A credential held to its own scopes and to the one application + environment it was issued for: an API key, an
- * OAuth access token (which also carries its approving member, whose roles apply on top) or an extension session.
- * Only a dashboard session chooses its application by header and is bounded by role permissions instead of scopes.
- * Guards test this, never `p.apiKey` or `p.member`, to tell the two apart.
- */
-export function isPinned(p: Principal): boolean {
-  return p.type !== "clerk_jwt";
-}
-
-/** Workspace-level routes are for dashboard sessions; any API key gets 403 application_key_workspace_route. */
-export function requireDashboard(ctx: Ctx, workspaceId?: string): Principal & { member: MemberInfo } {
-  const p = requirePrincipal(ctx);
-  if (p.type !== "clerk_jwt" || !p.member) throw errors.applicationKeyWorkspaceRoute();
-  if (workspaceId !== undefined && workspaceId !== p.workspace.id) throw errors.notFound("Workspace");
-  return p as Principal & { member: MemberInfo };
-}
-
-/** Scope check; dashboard sessions carry every scope (their limits are role permissions). */
-export function requireScope(ctx: Ctx, scope: string): Principal {
-  const p = requireSecretOrDashboard(ctx);
-  if (!hasScope(p.scopes, scope)) throw errors.insufficientScopes([scope]);
-  return p;
-}
-
-export function requirePermission(ctx: Ctx, permission: Permission): void {
-  const p = requirePrincipal(ctx);
-  if (!p.member) return; // keys: scope alone
-  if (!memberHasPermission(p.member, permission, p.application?.id)) {
-    throw errors.permissionDenied(`Your role does not allow ${permission}`);
-  }
-}
-
-/** The application + environment every merchant row is filtered by. */
-export function requireTenant(ctx: Ctx): Tenant {
-  const p = requirePrincipal(ctx);
-  if (!p.application) {
-    throw errors.validation([{ path: ["headers", "x-service-application-id"], message: "Required: this workspace has several applications" }]);
-  }
-  // A member reaches an application's data only with a workspace role or a role on that application.
-  if (p.member && !memberHasPermission(p.member, "application:read", p.application.id)) {
-    throw errors.permissionDenied("You have no role on this application");
-  }
-  return { workspaceId: p.workspace.id, applicationId: p.application.id, environmentId: p.environment.id };
 }

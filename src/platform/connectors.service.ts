@@ -4,7 +4,7 @@ import type { Connector } from "../generated/prisma/client";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { keyset, type PageQuery, toPage } from "../shared/pagination";
-import { requirePermission, requireScope, requireTenant } from "./auth.service";
+import { requirePermission, requireScope, requireTenant } from "../shared/guards";
 import { isUuid } from "../shared/ids";
 
 export const CONNECTOR_KINDS = ["card", "invoice_terms"] as const;

@@ -1,10 +1,10 @@
 // The workspace catalog of environments: system production + sandbox, and custom non-production ones.
 import { z } from "zod";
-import { invalidatePrincipals } from "./principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import type { Environment } from "../generated/prisma/client";
 import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
-import { requireDashboard, requirePermission } from "./auth.service";
+import { requireDashboard, requirePermission } from "../shared/guards";
 import { isUuid } from "../shared/ids";
 
 export const createEnvironmentInput = z.strictObject({
@@ -41,7 +41,7 @@ export function environmentView(e: Environment) {
   };
 }
 
-const envNotFound = () => new DomainError("environment_not_found", 404, "Environment not found");
+const envNotFound = () => new DomainError("environment_not_found", "Environment not found");
 
 export async function listEnvironments(ctx: Ctx, workspaceId: string, query: unknown) {
   requireDashboard(ctx, workspaceId);
@@ -57,7 +57,7 @@ export async function createEnvironment(ctx: Ctx, workspaceId: string, body: unk
   const input = parseInput(createEnvironmentInput, body);
   requirePermission(ctx, "workspace:environments:write");
   if (isReservedSlug(input.slug)) {
-    throw new DomainError("reserved_environment_slug", 400, `Slug "${input.slug}" is reserved: it starts with a production or live component`, { slug: input.slug });
+    throw new DomainError("reserved_environment_slug", `Slug "${input.slug}" is reserved: it starts with a production or live component`, { slug: input.slug });
   }
   try {
     return await withTx(ctx, async (tx) => {
@@ -74,7 +74,7 @@ export async function createEnvironment(ctx: Ctx, workspaceId: string, body: unk
 }
 
 function slugTaken(slug: string) {
-  return new DomainError("environment_slug_taken", 409, `An environment with slug "${slug}" already exists in this workspace`, { slug });
+  return new DomainError("environment_slug_taken", `An environment with slug "${slug}" already exists in this workspace`, { slug });
 }
 
 export async function archiveEnvironment(ctx: Ctx, workspaceId: string, environmentId: string) {
@@ -85,7 +85,7 @@ export async function archiveEnvironment(ctx: Ctx, workspaceId: string, environm
     const env = await tx.db.environment.findFirst({ where: { id: environmentId, workspaceId } });
     if (!env) throw envNotFound();
     if (env.isSystem || env.kind === "production") {
-      throw new DomainError("system_environment_locked", 400, `The system environment "${env.slug}" cannot be archived`);
+      throw new DomainError("system_environment_locked", `The system environment "${env.slug}" cannot be archived`);
     }
     if (env.status === "archived") return env;
     await invalidatePrincipals(tx, "all"); // its keys stop working in every process when this commits

@@ -16,7 +16,7 @@ export const INVITATION_TRANSITIONS: Record<InvitationStatus, InvitationStatus[]
 };
 
 export const inviteNotPending = (status: string) =>
-  new DomainError("invite_not_pending", 409, `The invitation is ${status}, not pending`, { status });
+  new DomainError("invite_not_pending", `The invitation is ${status}, not pending`, { status });
 
 /** Moves the invitation from the status the caller read; 409 invite_not_pending when it is not (or no longer) pending. */
 export async function moveInvitation(ctx: Ctx, inv: Pick<Invitation, "id" | "status">, to: InvitationStatus, data: Prisma.InvitationUpdateManyMutationInput = {}): Promise<Invitation> {

@@ -9,9 +9,9 @@ import { type Ctx, type Deps, isUniqueViolation, makeCtx, withTx } from "../shar
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
-import { isPinned, requireDashboard, requirePermission } from "./auth.service";
+import { isPinned, requireDashboard, requirePermission } from "../shared/guards";
 import { INVITATION_STATUSES, inviteNotPending, moveInvitation } from "./invitation.machine";
-import { invalidatePrincipals } from "./principal-cache";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import {
   type ApplicationRole,
   applicationAccess,
@@ -101,7 +101,7 @@ async function activeMemberByEmail(ctx: Ctx, workspaceId: string, email: string)
   return ctx.db.member.findFirst({ where: { workspaceId, removedAt: null, user: { email } }, select: { id: true } });
 }
 
-const alreadyMember = (email: string) => new DomainError("already_member", 409, `${email} is already a member of this workspace`);
+const alreadyMember = (email: string) => new DomainError("already_member", `${email} is already a member of this workspace`);
 
 /** POST /workspaces/{workspaceId}/invites */
 export async function createInvite(ctx: Ctx, workspaceId: string, body: unknown): Promise<InviteView> {
@@ -116,7 +116,7 @@ export async function createInvite(ctx: Ctx, workspaceId: string, body: unknown)
     if (await activeMemberByEmail(tx, workspaceId, input.email)) throw alreadyMember(input.email);
     const pending = await tx.db.invitation.findFirst({ where: { workspaceId, email: input.email, status: "pending" }, select: { id: true } });
     if (pending) {
-      throw new DomainError("invite_already_pending", 409, `${input.email} already has a pending invitation: resend it or revoke it first`, { inviteId: pending.id });
+      throw new DomainError("invite_already_pending", `${input.email} already has a pending invitation: resend it or revoke it first`, { inviteId: pending.id });
     }
     const mailApplicationId =
       p.application?.id ?? (await tx.db.application.findFirst({ where: { workspaceId }, orderBy: { createdAt: "asc" }, select: { id: true } }))?.id ?? null;
@@ -203,10 +203,10 @@ export async function acceptInvite(ctx: Ctx, body: unknown): Promise<{ workspace
   const inv = await ctx.db.invitation.findUnique({ where: { tokenHash: sha256Hex(token) } });
   if (!inv || (inv.status !== "pending" && inv.status !== "expired")) throw errors.notFound("Invitation");
   if (inv.status === "expired" || inv.expiresAt.getTime() <= ctx.clock.now().getTime()) {
-    throw new DomainError("invite_expired", 400, "This invitation has expired: ask for a new one (an admin can resend it)", { expiresAt: inv.expiresAt.toISOString() });
+    throw new DomainError("invite_expired", "This invitation has expired: ask for a new one (an admin can resend it)", { expiresAt: inv.expiresAt.toISOString() });
   }
   if (inv.email !== user.email) {
-    throw new DomainError("invite_email_mismatch", 400, "This invitation is for another email address: sign in as the invited user to accept it");
+    throw new DomainError("invite_email_mismatch", "This invitation is for another email address: sign in as the invited user to accept it");
   }
   try {
     return await withTx(ctx, async (tx) => {

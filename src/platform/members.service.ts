@@ -6,9 +6,9 @@ import type { Member, Prisma } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
-import { requireDashboard, requirePermission } from "./auth.service";
-import { memberHasPermission } from "./permissions";
-import { invalidatePrincipals } from "./principal-cache";
+import { requireDashboard, requirePermission } from "../shared/guards";
+import { memberHasPermission } from "../shared/permissions";
+import { invalidatePrincipals } from "../shared/principal-cache";
 import { type ApplicationRole, applicationAccess, applicationRolesInput, assertMayGrant, checkApplications, effectiveGrants, environmentGrantsInput, resolveGrants, workspaceRoleInput } from "./team.grants";
 import { isUuid } from "../shared/ids";
 

@@ -3,7 +3,7 @@
 // shape, declared here; REST, GraphQL and OpenAPI derive from it, and a revision freezes it at issue (parties.ts).
 import { z } from "zod";
 import { addressSchema, canonicalAddress, type Address } from "../shared/address";
-import { emailSchema } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 

@@ -9,8 +9,8 @@
 import { z } from "zod";
 import type { Ctx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
-import { memberHasPermission } from "./permissions";
-import type { MemberInfo } from "./principal";
+import { memberHasPermission } from "../shared/permissions";
+import type { MemberInfo } from "../shared/principal";
 
 export const APPLICATION_ROLES = ["admin", "developer", "finance", "viewer"] as const;
 export const GRANT_TYPES = ["all", "all_non_production", "production_only", "selected"] as const;
@@ -37,7 +37,7 @@ export const environmentGrantsInput = z.strictObject({
 
 export const workspaceRoleInput = z.enum(["workspace_admin"]).nullable();
 
-const invalidGrants = (message: string, details?: Record<string, unknown>) => new DomainError("invalid_environment_grants", 400, message, details);
+const invalidGrants = (message: string, details?: Record<string, unknown>) => new DomainError("invalid_environment_grants", message, details);
 
 /** Checks the grants against the workspace: `selected` needs ids, all known here and at least one active. */
 export async function resolveGrants(ctx: Ctx, workspaceId: string, g: z.output<typeof environmentGrantsInput>): Promise<EnvironmentGrants> {
@@ -70,12 +70,12 @@ export function assertMayGrant(actor: MemberInfo, what: { workspaceRole?: string
     throw errors.permissionDenied("Only the owner and workspace admins may grant workspace_admin (workspace:invite-admin)");
   }
   if (what.environmentGrants !== undefined && !isWorkspaceManager(actor)) {
-    throw new DomainError("environment_grants_forbidden", 403, "Only the owner and workspace admins may set environmentGrants");
+    throw new DomainError("environment_grants_forbidden", "Only the owner and workspace admins may set environmentGrants");
   }
   if (!isWorkspaceManager(actor)) {
     const foreign = (what.applicationRoles ?? []).filter((r) => !actor.applicationRoles.some((a) => a.applicationId === r.applicationId && a.role === "admin"));
     if (foreign.length) {
-      throw new DomainError("permission_denied", 403, "Application admins grant roles only on the applications they administer", { applicationIds: foreign.map((r) => r.applicationId) });
+      throw new DomainError("permission_denied", "Application admins grant roles only on the applications they administer", { applicationIds: foreign.map((r) => r.applicationId) });
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { Ctx } from "../shared/context";
-import { requirePrincipal } from "./auth.service";
+import { requirePrincipal } from "../shared/guards";
 
 /** GET /whoami: any credential, no scope. */
 export function whoami(ctx: Ctx) {

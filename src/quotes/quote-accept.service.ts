@@ -52,7 +52,7 @@ export function allowedMethodsFor(termsMode: string): string[] {
 }
 
 function invalidSelection(itemId: string, reason: string, message: string, extra: Record<string, unknown> = {}) {
-  return new DomainError("invalid_item_selection", 400, message, { itemId, reason, ...extra });
+  return new DomainError("invalid_item_selection", message, { itemId, reason, ...extra });
 }
 
 /**
@@ -116,7 +116,7 @@ async function lockForAccept(tx: Ctx, t: TenantIds, id: string) {
   }
 }
 
-const acceptInProgress = () => new DomainError("accept_in_progress", 409, "Another acceptance of this quote is creating its checkout; retry shortly");
+const acceptInProgress = () => new DomainError("accept_in_progress", "Another acceptance of this quote is creating its checkout; retry shortly");
 
 export interface AcceptResult {
   quote: QuoteFull;
@@ -138,10 +138,10 @@ export async function acceptQuoteCore(ctx: Ctx, t: TenantIds, id: string, input:
         return result(tx, q, session);
       }
       if (q.currentRevisionId && input.revisionId !== q.currentRevisionId) {
-        throw new DomainError("revision_superseded", 409, "That revision is no longer the current offer", { currentRevisionId: q.currentRevisionId });
+        throw new DomainError("revision_superseded", "That revision is no longer the current offer", { currentRevisionId: q.currentRevisionId });
       }
       if (q.status === "expired" || (q.status === "proposed" && q.expiresAt && q.expiresAt.getTime() <= now.getTime())) {
-        throw new DomainError("quote_expired", 410, `This quote expired on ${q.expiresAt ? formatDay(q.expiresAt) : "its expiry date"}`, { expiresAt: q.expiresAt?.toISOString() ?? null });
+        throw new DomainError("quote_expired", `This quote expired on ${q.expiresAt ? formatDay(q.expiresAt) : "its expiry date"}`, { expiresAt: q.expiresAt?.toISOString() ?? null });
       }
       nextQuoteStatus(q.status, "accept");
       const rev = q.revisions.find((r) => r.id === q.currentRevisionId)!;

@@ -1,9 +1,10 @@
 // GraphQL for the buyer side of quotes (keyless: the share token is the authority), a rep's recorded acceptance
 // and the merchant's in-app notifications: the same services and views as REST (quote-links.rest routes).
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { QuotePartiesRef } from "./quote-parties.schema";
-import { pageOf, TaxLineRef } from "../graphql/shared-types";
+import { pageOf } from "../graphql/shared-types";
+import { TaxLineRef } from "../carts/carts.schema";
 import { listNotifications, markNotificationRead, type NotificationView } from "../notifications/notifications.service";
 import { acceptQuote } from "./quote-accept.service";
 import { acceptQuoteLink, addBuyerComment, type BuyerQuoteView, buyerDecline, getQuoteLink, quoteLinkPdfUrl, requestRevision, viewQuoteLink } from "./quote-links.service";

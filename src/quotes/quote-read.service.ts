@@ -3,9 +3,9 @@
 import { Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
 import { currentStateFirst, whileCredentialLive } from "../events/events.service";
-import { type Envelope, tenantTopic } from "../events/hub";
+import { type Envelope, tenantTopic } from "../shared/hub";
 import { filter, pipe } from "graphql-yoga";
-import { requirePermission, requireScope, requireTenant } from "../platform/auth.service";
+import { requirePermission, requireScope, requireTenant } from "../shared/guards";
 import { type Ctx } from "../shared/context";
 import { sha256Hex } from "../shared/crypto";
 import { errors } from "../shared/errors";

@@ -1,6 +1,6 @@
 // GraphQL for quote request forms, a buyer's request through one, and a quote request from a cart: the same
 // services as REST (quote-requests.service.ts).
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { pageOf } from "../graphql/shared-types";
 import { revealed } from "../shared/secrets";

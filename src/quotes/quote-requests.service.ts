@@ -3,7 +3,7 @@
 // request opens a quote in `requested` whose lines are unpriced; a buyer's price is only ever a target.
 import { z } from "zod";
 import { loadCartForCheckout } from "../carts/carts.service";
-import { emailSchema } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 import { principalEventTenant, recordEvent, tenantOf } from "../events/events.service";
 import type { QuoteRequestForm } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
@@ -185,7 +185,7 @@ function linesFromCart(lines: { name: string; referenceId: string | null; quanti
 async function verifyBotChallenge(ctx: Ctx, token: string | undefined) {
   const { BOT_CHALLENGE_VERIFY_URL: url, BOT_CHALLENGE_SECRET: secret } = ctx.deps.config;
   if (!url || !secret) {
-    throw new DomainError("bot_challenge_not_configured", 503, "This form requires a bot challenge, but the server has no BOT_CHALLENGE_VERIFY_URL and BOT_CHALLENGE_SECRET");
+    throw new DomainError("bot_challenge_not_configured", "This form requires a bot challenge, but the server has no BOT_CHALLENGE_VERIFY_URL and BOT_CHALLENGE_SECRET");
   }
   if (!token) throw errors.validation([{ path: ["botChallengeToken"], message: "is required by this form" }]);
   let ok: boolean;
@@ -197,9 +197,9 @@ async function verifyBotChallenge(ctx: Ctx, token: string | undefined) {
     ok = body?.success === true;
   } catch (e) {
     console.error("[quote-requests] bot challenge verification failed", e instanceof Error ? e.message : e);
-    throw new DomainError("bot_challenge_unavailable", 503, "The bot challenge could not be verified; retry shortly");
+    throw new DomainError("bot_challenge_unavailable", "The bot challenge could not be verified; retry shortly");
   }
-  if (!ok) throw new DomainError("bot_challenge_failed", 403, "The bot challenge was not passed");
+  if (!ok) throw new DomainError("bot_challenge_failed", "The bot challenge was not passed");
 }
 
 /**
@@ -225,7 +225,7 @@ export async function submitQuoteRequestWithNumber(ctx: Ctx, body: unknown): Pro
   if (input.website && input.website.trim() !== "") return { number: null };
   const now = ctx.clock.now().getTime();
   if (now - input.formLoadedAt < ctx.deps.config.QUOTE_REQUEST_MIN_FILL_MS) {
-    throw new DomainError("form_submitted_too_fast", 422, "The form was submitted too quickly after it loaded; please try again");
+    throw new DomainError("form_submitted_too_fast", "The form was submitted too quickly after it loaded; please try again");
   }
   const fields = form.fields as FormFields;
   if (fields.requireBotChallenge) await verifyBotChallenge(ctx, input.botChallengeToken);

@@ -1,8 +1,8 @@
 // Quote revisions: the guards the commands share, a revision's fields merged from input, its item rows, and the
 // revision commands (clone a working revision, update it).
 import { randomUUID } from "node:crypto";
-import { actorOf as callerOf } from "../platform/actor";
-import type { Principal } from "../platform/principal";
+import { actorOf as callerOf } from "../shared/actor";
+import type { Principal } from "../shared/principal";
 import { type Ctx, withTx } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -30,7 +30,7 @@ export function newShareToken(config: Ctx["deps"]["config"]) {
 const EDITABLE: readonly string[] = QUOTE_TRANSITIONS.issue.from;
 function assertEditable(q: { status: string }) {
   if (!EDITABLE.includes(q.status)) {
-    throw new DomainError("quote_not_editable", 409, `A ${q.status} quote's offer can no longer change`, { status: q.status });
+    throw new DomainError("quote_not_editable", `A ${q.status} quote's offer can no longer change`, { status: q.status });
   }
 }
 
@@ -167,7 +167,7 @@ export async function createRevision(ctx: Ctx, id: string, body?: unknown) {
     assertEditable(q);
     const revisions = await tx.db.quoteRevision.findMany({ where: { quoteId: q.id }, include: { items: { orderBy: { position: "asc" } } }, orderBy: { number: "asc" } });
     const working = revisions.find((r) => r.status === "working");
-    if (working) throw new DomainError("working_revision_exists", 409, "The quote already has a working revision; edit it", { revisionId: working.id });
+    if (working) throw new DomainError("working_revision_exists", "The quote already has a working revision; edit it", { revisionId: working.id });
     const source = revisions.find((r) => r.id === q.currentRevisionId) ?? revisions[revisions.length - 1];
     const newId = randomUUID();
     const now = tx.clock.now();
@@ -193,7 +193,7 @@ export async function updateRevision(ctx: Ctx, id: string, revisionId: string, b
       : null;
     if (!rev) throw errors.notFound("Revision");
     if (rev.status !== "working") {
-      throw new DomainError("revision_not_editable", 409, `Revision ${rev.number} is ${rev.status}; create a working revision with POST /quotes/{id}/revisions`, { status: rev.status });
+      throw new DomainError("revision_not_editable", `Revision ${rev.number} is ${rev.status}; create a working revision with POST /quotes/{id}/revisions`, { status: rev.status });
     }
     assertEditable(q);
     const state = mergeRevision(rev, input);

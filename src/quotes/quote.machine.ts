@@ -37,7 +37,7 @@ export function nextQuoteStatus(from: string, action: QuoteAction): QuoteStatus 
 }
 
 export function invalidTransition(from: string, to: string, action?: QuoteAction) {
-  return new DomainError("invalid_quote_transition", 409, `A ${from} quote cannot move to ${to}${action ? ` (${action})` : ""}`, { from, to });
+  return new DomainError("invalid_quote_transition", `A ${from} quote cannot move to ${to}${action ? ` (${action})` : ""}`, { from, to });
 }
 
 /** Statuses a PATCH may name, and the action each one means. */
@@ -74,7 +74,7 @@ export async function moveQuote(
   const to = nextQuoteStatus(quote.status, action);
   const at = tx.clock.now();
   const moved = await tx.db.quote.updateMany({ where: { id: quote.id, status: quote.status }, data: { ...also, status: to, updatedAt: at } });
-  if (moved.count !== 1) throw new DomainError("quote_state_changed", 409, "The quote changed while this request ran; retry");
+  if (moved.count !== 1) throw new DomainError("quote_state_changed", "The quote changed while this request ran; retry");
   await tx.db.quoteStatusHistory.create({
     data: { quoteId: quote.id, fromStatus: quote.status, toStatus: to, action, actorType: actor.actorType, actorId: actor.actorId ?? null, reason: actor.reason ?? null, createdAt: at },
   });

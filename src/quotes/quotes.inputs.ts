@@ -2,7 +2,7 @@
 // services parse with them, the OpenAPI document describes them, and GraphQL inputs map onto them.
 import { z } from "zod";
 import { LINE_ITEM_TYPES } from "../carts/cart-items.service";
-import { emailSchema } from "../customers/customers.service";
+import { emailSchema } from "../shared/email";
 import { UNSAFE_TEXT } from "../shared/errors";
 import { amount, positiveAmount } from "../shared/money";
 import { QUOTE_STATUSES } from "./quote.machine";

@@ -1,11 +1,13 @@
 // GraphQL for quotes, merchant side: the same services and views as REST. A quote read is one SQL statement
 // (the service loads quote, revisions, items, comments and customer together), so nested fields never query.
-import { compact, LineItemTypeEnum, withClears } from "../carts/carts.schema";
+import { LineItemTypeEnum } from "../carts/carts.schema";
+import { compact, withClears } from "../graphql/args";
 import type { LINE_ITEM_TYPES } from "../carts/cart-items.service";
 import { liveItem } from "../events/events.service";
 import { builder } from "../graphql/builder";
 import { QuotePartiesRef } from "./quote-parties.schema";
-import { describedEnum, pageOf, TaxLineRef } from "../graphql/shared-types";
+import { describedEnum, pageOf } from "../graphql/shared-types";
+import { TaxLineRef } from "../carts/carts.schema";
 import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
 import type { COMMENT_VISIBILITIES, DELIVERY_METHODS, DEPOSIT_TYPES, SHIPPING_MODES, TERMS_MODES } from "./quotes.inputs";
 import { addComment, createQuote, rotateLink, updateQuote } from "./quotes.service";

@@ -130,7 +130,7 @@ export async function updateQuote(ctx: Ctx, id: string, body: unknown) {
     if (Object.keys(fields).length) await tx.db.quote.updateMany({ where: { id: q.id }, data: { ...fields, updatedAt: tx.clock.now() } });
     if (input.status !== undefined) {
       const action = PATCH_STATUS_ACTIONS[input.status as keyof typeof PATCH_STATUS_ACTIONS];
-      if (!action) throw new DomainError("invalid_quote_transition", 409, `A PATCH cannot move a quote to ${input.status}`, { from: q.status, to: input.status });
+      if (!action) throw new DomainError("invalid_quote_transition", `A PATCH cannot move a quote to ${input.status}`, { from: q.status, to: input.status });
       const also = action === "decline" ? { declinedReason: input.declinedReason ?? null, declinedBy: "merchant" } : {};
       await moveQuote(tx, q, action, { ...actorOf(tx.principal), reason: input.declinedReason ?? null }, also);
       const full = await loadQuote(tx, t, q.id);
@@ -156,15 +156,15 @@ export async function issueQuote(ctx: Ctx, id: string, body: unknown) {
     nextQuoteStatus(q.status, "issue"); // refuse before any other check
     const rev = await tx.db.quoteRevision.findFirst({ where: { quoteId: q.id, status: "working" }, include: { items: { orderBy: { position: "asc" } } } });
     if (!rev) {
-      throw new DomainError("no_working_revision", 409, "The quote has no working revision to issue; create one with POST /quotes/{id}/revisions", { currentRevisionId: q.currentRevisionId });
+      throw new DomainError("no_working_revision", "The quote has no working revision to issue; create one with POST /quotes/{id}/revisions", { currentRevisionId: q.currentRevisionId });
     }
-    if (rev.items.length === 0) throw new DomainError("empty_revision", 409, "The working revision has no lines", { revisionId: rev.id });
+    if (rev.items.length === 0) throw new DomainError("empty_revision", "The working revision has no lines", { revisionId: rev.id });
     const unpriced = rev.items.filter((i) => i.unitPrice === null).map((i) => i.id);
-    if (unpriced.length) throw new DomainError("unpriced_items", 409, `${unpriced.length} line(s) have no unitPrice`, { itemIds: unpriced });
+    if (unpriced.length) throw new DomainError("unpriced_items", `${unpriced.length} line(s) have no unitPrice`, { itemIds: unpriced });
     if (rev.termsMode !== "pay_in_full") {
       const connector = await tx.db.connector.findFirst({ where: { ...t, kind: "invoice_terms", status: "active" }, select: { id: true } });
       if (!connector) {
-        throw new DomainError("net_terms_not_configured", 409, `${rev.termsMode} terms need an active invoice_terms connector (POST /connectors)`, { mode: rev.termsMode });
+        throw new DomainError("net_terms_not_configured", `${rev.termsMode} terms need an active invoice_terms connector (POST /connectors)`, { mode: rev.termsMode });
       }
     }
     // the working revision's live tax, frozen below with the revision (quote-tax.ts)

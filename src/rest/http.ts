@@ -7,7 +7,6 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../shared/json";
 import { limitHeaders, refusalHeaders } from "../shared/rate-limit";
 import { randomToken } from "../shared/crypto";
 import { redactSecrets } from "../shared/secrets";
-import { RAW_UPLOAD_PATHS } from "../extensions/client-routes";
 
 export function ctxOf(req: Request): Ctx {
   const ctx = (req as any).ctx as Ctx | undefined;
@@ -60,16 +59,16 @@ export function toDomainError(err: unknown): DomainError {
   if (e?.type === "entity.parse.failed") return errors.invalidJson();
   if (e?.type === "entity.verify.failed") return errors.invalidJson(String(e.message));
   if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") {
-    return new DomainError("unsupported_encoding", 415, e.message);
+    return new DomainError("unsupported_encoding", e.message);
   }
-  if (e?.type === "request.aborted") return new DomainError("request_aborted", 400, "Request aborted");
+  if (e?.type === "request.aborted") return new DomainError("request_aborted", "Request aborted");
   // A path parameter that is not valid percent-encoded UTF-8 (an overlong NUL, a lone surrogate), or an id the
   // database cannot even compare (NUL, not a UUID): no resource has it, so it is an unknown id.
   if (e instanceof URIError || isInvalidTextInput(e)) return errors.notFound();
   if (typeof e?.status === "number" && e.status >= 400 && e.status < 500) {
-    return new DomainError("bad_request", 400, e.expose ? String(e.message) : "Malformed request");
+    return new DomainError("bad_request", e.expose ? String(e.message) : "Malformed request");
   }
-  return new DomainError("internal_error", 500, "An unexpected error occurred");
+  return new DomainError("internal_error", "An unexpected error occurred");
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -107,23 +106,26 @@ export function errorHandler(err: unknown, req: Request, res: Response, next: Ne
 }
 
 export function notFoundHandler(req: Request, res: Response) {
-  void send(res, 404, errorBody(new DomainError("not_found", 404, `No route ${req.method} ${req.path}`), res.locals.requestId));
+  void send(res, 404, errorBody(new DomainError("not_found", `No route ${req.method} ${req.path}`), res.locals.requestId));
 }
 
 /** The RateLimit-* state a 429 reports (kept here for the callers that import it from the REST plumbing). */
 export { refusedState } from "../shared/rate-limit";
 
-/** A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. */
-export function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
-  if (RAW_UPLOAD_PATHS.has(req.path)) return next(); // the image itself is the body (extensions.rest.ts)
+/**
+ * A body that is not JSON is 415 with the fix, not a confusing 422 about missing fields. `rawBodyPaths`: the routes
+ * whose body is the file itself (the composition root passes extensions/client-routes.ts's upload routes).
+ */
+export const requireJsonBody = (rawBodyPaths: ReadonlySet<string>) => (req: Request, _res: Response, next: NextFunction) => {
+  if (rawBodyPaths.has(req.path)) return next();
   const empty = req.get("content-length") === "0"; // a bodiless POST (fetch sends Content-Length: 0) has nothing to parse
   if ((req.method === "POST" || req.method === "PUT" || req.method === "PATCH") && !empty && req.is(["application/json", "application/*+json"]) === false) {
     const sent = req.get("content-type");
     return next(
-      new DomainError("unsupported_media_type", 415, `Send the body as JSON with Content-Type: application/json${sent ? ` (got ${sent.slice(0, 100)})` : " (no Content-Type was sent)"}`, {
+      new DomainError("unsupported_media_type", `Send the body as JSON with Content-Type: application/json${sent ? ` (got ${sent.slice(0, 100)})` : " (no Content-Type was sent)"}`, {
         contentType: sent?.slice(0, 100) ?? null,
       }),
     );
   }
   next();
-}
+};

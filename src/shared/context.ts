@@ -2,18 +2,20 @@
 // database handle. Services open one transaction per command with withTx.
 import type { Config } from "../config";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import type { Principal } from "../platform/principal";
-import type { EventHub } from "../events/hub";
+import type { Principal } from "./principal";
+import type { EventHub } from "./hub";
 import type { Clock } from "./clock";
 import type { LimitState, RateLimits } from "./rate-limit";
-import type { Resolver } from "../webhooks/url-policy";
-import type { PrincipalCache } from "../platform/principal-cache";
-import type { WalletSession } from "../wallet/pm-tokens.service";
+import type { LookupAddress } from "node:dns";
+import type { PrincipalCache } from "./principal-cache";
 import type { DomainError } from "./errors";
 import type { Sql } from "../db/sql";
 import { sqlInPrisma } from "../db/prisma-tx-dialect";
 
 export type Tx = Prisma.TransactionClient;
+
+/** DNS lookup of every address a host name resolves to (webhooks/url-policy.ts checks outbound URLs with it). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 export type DbHandle = PrismaClient | Tx;
 
 /** Long-lived process dependencies, built once by main.ts or a test. */
@@ -30,12 +32,17 @@ export interface Deps {
   limits: RateLimits;
   /** DNS for webhook URLs (save-time check and connect-time guard); the system resolver unless a test stubs it */
   resolver?: Resolver;
-  /** API-key principals kept in memory, dropped in every process on revoke (platform/principal-cache.ts); absent: no cache */
+  /** API-key principals kept in memory, dropped in every process on revoke (shared/principal-cache.ts); absent: no cache */
   principals?: PrincipalCache;
   /** outbound HTTP for extension install callbacks (global fetch unless a test injects one trusting its CA) */
   fetch?: typeof fetch;
 }
 
+/**
+ * A domain that keeps its own per-request or per-transaction value on the context declares the field where it lives,
+ * by augmenting this interface (`declare module "../shared/context" { interface Ctx { … } }`), so shared/ names no
+ * domain type: `wallet` (wallet/pm-tokens.service.ts), `orderMoves` (orders/order.machine.ts).
+ */
 export interface Ctx {
   deps: Deps;
   /** Prisma: the client or the open transaction */
@@ -52,9 +59,7 @@ export interface Ctx {
   /** GraphQL: the live gate's 402 for this credential, enforced per operation (billing/live-gate.ts) */
   liveGate?: DomainError | null;
   /** set for a request carrying valid Basic extension client credentials (platform/auth.service.ts) */
-  extensionClient?: import("../platform/principal").ExtensionClient;
-  /** set for a request carrying a valid X-Service-PM-Token (wallet/pm-tokens.service.ts): one customer's wallet */
-  wallet?: WalletSession;
+  extensionClient?: import("./principal").ExtensionClient;
   /** the caller's address (REST, GraphQL and pages set it): keyless routes are limited per IP */
   ip?: string;
   /** GraphQL: the request's Idempotency-Key, and the secrets its result reveals (kept out of the stored result) */
@@ -70,11 +75,6 @@ export interface Ctx {
   pendingEvents?: PendingEvent[];
   /** set inside withTx: runs once the command's work is done, still inside the transaction (writes the events) */
   beforeCommit?: ((tx: Ctx) => Promise<void>)[];
-  /**
-   * set by deferOrderMoves (orders/order.machine.ts): order moves waiting to ride in the transaction's next statement
-   * that takes them (takeOrderMoves), or written in one statement before it commits
-   */
-  orderMoves?: import("../orders/order.machine").DeferredOrderMove[];
 }
 
 /** An event recorded in a transaction, not yet written (events.service flushes them at the end of the transaction). */

@@ -10,7 +10,8 @@
 //   pinned environment is gone at api-key mint (the same table's 409 row).
 // - `insufficient_scopes` is 403 (commerce.md part 7: the credential or grant lacks a scope), also for event
 //   subscriptions without their read scope (platform.md part 7 and decisions.md part 4 said 400).
-// test/error-catalogue.test.ts fails when any DomainError in src/ uses a code missing here or another status.
+// A DomainError takes a code of this table only (its constructor's type), and its status from here: no call site
+// states a status (test/error-catalogue.test.ts also checks the hand-written error bodies).
 
 export type ErrorEntry = { readonly status: number; readonly meaning: string };
 
@@ -166,7 +167,12 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(entries, code);
 }
 
-/** The one status of a catalogued code; undefined for a code the catalogue does not know. */
+/** The codes whose status is 404: the ones `errors.notFound(what, code)` may name. */
+export type NotFoundCode = { [C in ErrorCode]: (typeof ERROR_CATALOGUE)[C]["status"] extends 404 ? C : never }[ErrorCode];
+
+/** The one status of a code: the catalogue's (a code the catalogue does not know answers 500, as unexpected). */
+export function statusOf(code: ErrorCode): number;
+export function statusOf(code: string): number | undefined;
 export function statusOf(code: string): number | undefined {
   return isErrorCode(code) ? entries[code]!.status : undefined;
 }

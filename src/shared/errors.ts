@@ -1,8 +1,7 @@
 // One error type for every rule the specs name: a stable code plus its HTTP status. REST maps it in one
 // handler; GraphQL puts the same code in extensions.code. Anything else is unexpected and masked.
 import type { z } from "zod";
-import { strictErrorCatalogue } from "../config";
-import { ERROR_CATALOGUE, statusOf, type ErrorCode } from "./error-catalogue";
+import { type ErrorCode, type NotFoundCode, statusOf } from "./error-catalogue";
 
 export { ERROR_CATALOGUE, errorCatalogue, statusOf, type ErrorCode } from "./error-catalogue";
 
@@ -10,54 +9,36 @@ export type Issue = { path: (string | number)[]; message: string };
 
 /**
  * The status always comes from the error catalogue (src/shared/error-catalogue.ts): a code has one status
- * everywhere. The constructor still takes the status its callers state, and checks it: outside production a code
- * missing from the catalogue, or stated with another status, throws (test/error-catalogue.test.ts finds the same
- * statically); in production the catalogue's status wins and an uncatalogued code keeps the one stated.
- * `DomainError.of(code, message, details)` takes the status from the catalogue alone.
+ * everywhere, and no call site states it. `new DomainError(code, message, details)` takes a catalogued code only
+ * (tsc refuses another), and its status is the catalogue's; the message says what happened to this request.
  */
 export class DomainError extends Error {
   readonly status: number;
 
   constructor(
-    readonly code: string,
-    status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "DomainError";
-    const catalogued = statusOf(code);
-    if (catalogued !== status && strictErrorCatalogue) {
-      throw new Error(
-        catalogued === undefined
-          ? `DomainError code "${code}" is not in the error catalogue (src/shared/error-catalogue.ts)`
-          : `DomainError code "${code}" has status ${catalogued} in the error catalogue, not ${status}`,
-      );
-    }
-    this.status = catalogued ?? status;
-  }
-
-  static of(code: ErrorCode, message: string, details?: Record<string, unknown>) {
-    return new DomainError(code, ERROR_CATALOGUE[code].status, message, details);
+    this.status = statusOf(code);
   }
 }
 
 export const errors = {
-  validation: (issues: Issue[], message = describeIssues(issues)) =>
-    new DomainError("validation_error", 422, message, { issues }),
-  invalidJson: (message = "Request body is not valid JSON") => new DomainError("invalid_json", 400, message),
-  payloadTooLarge: (limit: number) =>
-    new DomainError("payload_too_large", 413, `Request body exceeds ${limit} bytes`, { limitBytes: limit }),
-  notFound: (what = "Resource", code = "not_found") => new DomainError(code, 404, `${what} not found`),
-  unauthorized: (message = "Missing or invalid credentials") => new DomainError("unauthorized", 401, message),
-  forbidden: (message: string) => new DomainError("forbidden", 403, message),
-  permissionDenied: (message: string) => new DomainError("permission_denied", 403, message),
+  validation: (issues: Issue[], message = describeIssues(issues)) => new DomainError("validation_error", message, { issues }),
+  invalidJson: (message = "Request body is not valid JSON") => new DomainError("invalid_json", message),
+  payloadTooLarge: (limit: number) => new DomainError("payload_too_large", `Request body exceeds ${limit} bytes`, { limitBytes: limit }),
+  notFound: (what = "Resource", code: NotFoundCode = "not_found") => new DomainError(code, `${what} not found`),
+  unauthorized: (message = "Missing or invalid credentials") => new DomainError("unauthorized", message),
+  forbidden: (message: string) => new DomainError("forbidden", message),
+  permissionDenied: (message: string) => new DomainError("permission_denied", message),
   insufficientScopes: (required: string[]) =>
-    new DomainError("insufficient_scopes", 403, `This credential lacks the required scope: ${required.join(", ")}`, { required }),
+    new DomainError("insufficient_scopes", `This credential lacks the required scope: ${required.join(", ")}`, { required }),
   invalidScope: (scopes: string[], reason: string) =>
-    new DomainError("invalid_scope", 400, `Invalid scope ${scopes.map((s) => `"${s}"`).join(", ")}: ${reason}`, { scopes }),
-  applicationKeyWorkspaceRoute: () =>
-    new DomainError("application_key_workspace_route", 403, "API keys cannot call workspace routes; use a dashboard session"),
+    new DomainError("invalid_scope", `Invalid scope ${scopes.map((s) => `"${s}"`).join(", ")}: ${reason}`, { scopes }),
+  applicationKeyWorkspaceRoute: () => new DomainError("application_key_workspace_route", "API keys cannot call workspace routes; use a dashboard session"),
 };
 
 export function describeIssues(issues: Issue[]) {

@@ -10,7 +10,7 @@ export function filesRouter(deps: Deps) {
   r.get("/files/:token", async (req, res) => {
     const grant = verifyDownload(deps.config, String(req.params.token), deps.clock.now());
     const bytes = grant ? await storageFor(deps.config).get(grant.key) : null;
-    if (!grant || !bytes) throw new DomainError("not_found", 404, "File not found or link expired");
+    if (!grant || !bytes) throw new DomainError("not_found", "File not found or link expired");
     const ascii = grant.filename.replace(/[^A-Za-z0-9._-]/g, "_");
     res.set({
       "content-type": grant.contentType,

@@ -55,7 +55,7 @@ export async function claimIdempotencyKey(ctx: Ctx, credentialId: string, rawKey
       continue;
     }
     if (existing.requestHash !== hash) {
-      throw new DomainError("idempotency_key_reused", 422, "This Idempotency-Key was already used with a different request body", { key });
+      throw new DomainError("idempotency_key_reused", "This Idempotency-Key was already used with a different request body", { key });
     }
     if (existing.state === "completed") {
       return { kind: "replay", status: existing.responseStatus ?? 200, body: existing.responseBody };
@@ -67,9 +67,9 @@ export async function claimIdempotencyKey(ctx: Ctx, credentialId: string, rawKey
       });
       if (taken.count === 1) return { kind: "claimed", id: existing.id };
     }
-    throw new DomainError("idempotency_in_progress", 409, "A request with this Idempotency-Key is still being processed; retry later", { key });
+    throw new DomainError("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry later", { key });
   }
-  throw new DomainError("idempotency_in_progress", 409, "A request with this Idempotency-Key is still being processed; retry later", { key });
+  throw new DomainError("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry later", { key });
 }
 
 /**

@@ -37,7 +37,7 @@ export async function workerAlive(db: DbHandle): Promise<boolean> {
 /** 503 queue_unavailable unless a job worker is alive to run the work this request hands over. */
 export async function requireWorker(db: DbHandle) {
   if (!(await workerAlive(db))) {
-    throw new DomainError("queue_unavailable", 503, "No job worker is running to process this request; start one with `npm run jobs` (or `npm start` without --no-jobs) and retry");
+    throw new DomainError("queue_unavailable", "No job worker is running to process this request; start one with `npm run jobs` (or `npm start` without --no-jobs) and retry");
   }
 }
 

@@ -174,7 +174,7 @@ function stateOf(limit: number, res: RateLimiterRes): LimitState {
 }
 
 export function rateLimited(name: LimitName, state: LimitState) {
-  return new DomainError("rate_limited", 429, `Too many ${LIMITS[name].what}; retry in ${state.resetSeconds} s`, {
+  return new DomainError("rate_limited", `Too many ${LIMITS[name].what}; retry in ${state.resetSeconds} s`, {
     limit: name,
     limitPoints: state.limit,
     retryAfterSeconds: state.resetSeconds,

@@ -1,7 +1,8 @@
 // GraphQL for the publishable-key estimate: the same service as POST /shipping-tax/estimate.
 import { builder } from "../graphql/builder";
-import { describedEnum, ShippingRateRef, TaxLineRef, TotalsRef } from "../graphql/shared-types";
-import { compact } from "../carts/carts.schema";
+import { describedEnum, TotalsRef } from "../graphql/shared-types";
+import { ShippingRateRef, TaxLineRef } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { type EstimateNote, estimateQuote } from "./estimate.service";
 
 type EstimateV = Awaited<ReturnType<typeof estimateQuote>>;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { CartWithItems } from "../carts/carts.service";
 import { authenticate, authenticateRequest } from "../platform/auth.service";
-import type { Principal } from "../platform/principal";
+import type { Principal } from "../shared/principal";
 import { type Ctx, reportLimit } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount, currencyCode, MAX_AMOUNT, sum } from "../shared/money";
@@ -58,7 +58,7 @@ export interface EstimateNote {
   field?: string;
 }
 
-export const invalidQuoteToken = (message = "quoteToken is not a valid publishable key") => new DomainError("invalid_quote_token", 401, message);
+export const invalidQuoteToken = (message = "quoteToken is not a valid publishable key") => new DomainError("invalid_quote_token", message);
 
 /**
  * The publishable key the estimate runs as. With X-API-Key (already authenticated by the middleware, whose 401 on this
@@ -98,7 +98,7 @@ export async function estimateQuote(ctx: Ctx, body: unknown) {
   const canShip = hasScope(p.scopes, "shipping_quotes:write");
   const canTax = hasScope(p.scopes, "tax_calculations:write");
   if (!canShip && !canTax) throw errors.insufficientScopes(ESTIMATE_SCOPES);
-  if (!p.application || p.application.id !== input.applicationId) throw new DomainError("store_not_found", 404, "No store with this applicationId for this key");
+  if (!p.application || p.application.id !== input.applicationId) throw new DomainError("store_not_found", "No store with this applicationId for this key");
 
   const subtotal = sum(input.items.map((i) => i.subtotalAmount));
   if (subtotal > MAX_AMOUNT) throw errors.validation([{ path: ["items"], message: `The items' subtotalAmount must not sum past ${MAX_AMOUNT}` }]);

@@ -1,10 +1,12 @@
-// GraphQL for the built-in shipping and tax provider's settings. Same services and view as REST; the cart
-// calculation (calculateCart) is with the cart fields in carts.schema.ts. GraphQL cannot type a map, so the tax
+// GraphQL for the built-in shipping and tax provider: its settings and the cart calculation (calculateCart). Same
+// services and views as REST. GraphQL cannot type a map, so the tax
 // table (REST: { "US": { rateBps, name } }) is a list of { countryCode, rateBps, name } here.
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { errors } from "../shared/errors";
-import { type FlatRate, getSettings, putSettings, settingsView, type TaxRate } from "./shipping-tax.service";
+import { type CartCalculation, calculateCart, type FlatRate, getSettings, putSettings, settingsView, type TaxRate } from "./shipping-tax.service";
+import { ShippingRateRef, TaxLineRef } from "../carts/carts.schema";
+import { AddressInput, addressArg, describedEnum, TotalsRef } from "../graphql/shared-types";
 
 const FlatRateRef = builder.objectRef<FlatRate>("ShippingFlatRate").implement({
   description: "A flat shipping rate offered to every cart that needs shipping",
@@ -89,5 +91,52 @@ builder.mutationFields((t) => ({
       }
       return settingsView(await putSettings(ctx, { flatRates: a.flatRates.map((r) => compact(r as Record<string, unknown>)), taxRates }));
     },
+  }),
+}));
+
+const CalculationKindEnum = describedEnum<"cart_estimate" | "checkout_final">("CalculationKind", "What a calculation is for", {
+  cart_estimate: "A preview; nothing is stored unless persist is true",
+  checkout_final: "The price the buyer will pay; always persisted on the cart",
+});
+
+const CalculationShippingRef = builder.objectRef<CartCalculation["shipping"]>("CalculationShipping").implement({
+  description: "The shipping part of a calculation",
+  fields: (t) => ({
+    methods: t.field({ type: [ShippingRateRef], description: "Rates on offer; empty when no line requires shipping", resolve: (c) => c.methods }),
+    selectedMethod: t.field({ type: ShippingRateRef, nullable: true, description: "The requested or current method, refreshed to the configured rate", resolve: (c) => c.selectedMethod }),
+  }),
+});
+
+const CalculationTaxRef = builder.objectRef<CartCalculation["tax"]>("CalculationTax").implement({
+  description: "The tax part of a calculation",
+  fields: (t) => ({ lines: t.field({ type: [TaxLineRef], description: "Tax for the destination country (none when it has no rate)", resolve: (c) => c.lines }) }),
+});
+
+const CalculationRef = builder.objectRef<CartCalculation>("CartCalculation").implement({
+  description: "Shipping methods, tax and totals the built-in provider computes for a cart (the REST body's shape)",
+  fields: (t) => ({
+    snapshotId: t.exposeString("snapshotId", { description: "Identifies this result" }),
+    shipping: t.field({ type: CalculationShippingRef, description: "Methods on offer and the selected one", resolve: (c) => c.shipping }),
+    tax: t.field({ type: CalculationTaxRef, description: "Tax lines", resolve: (c) => c.tax }),
+    totals: t.field({ type: TotalsRef, description: "The cart's totals with this result applied", resolve: (c) => c.totals }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  calculateCart: t.field({
+    type: CalculationRef,
+    description: "Shipping methods, tax and totals for the cart from the built-in provider (REST: POST /shipping-tax/carts/{cartId}/calculate). Needs shipping_tax:write or carts:write",
+    authScopes: { authenticated: true },
+    args: {
+      cartId: t.arg.id({ required: true, description: "The cart's id" }),
+      kind: t.arg({ type: CalculationKindEnum, description: "Default cart_estimate" }),
+      selectedShippingMethodId: t.arg.string({ description: "Select this method (one of the flat rates' methodId)" }),
+      persist: t.arg.boolean({ description: "Store the selection and tax lines on the cart (always for checkout_final)" }),
+      shippingAddress: t.arg({ type: AddressInput, description: "Set the cart's shipping address first (its country picks the tax rate)" }),
+      billingAddress: t.arg({ type: AddressInput, description: "Set the cart's billing address first (used for tax when there is no shipping address)" }),
+      taxDate: t.arg.string({ description: "The date tax applies on, YYYY-MM-DD (default today)" }),
+    },
+    resolve: (_r, { cartId, ...body }, ctx) =>
+      calculateCart(ctx, String(cartId), compact({ ...body, shippingAddress: addressArg(body.shippingAddress), billingAddress: addressArg(body.billingAddress) })),
   }),
 }));

@@ -8,7 +8,7 @@ import { type CartTotals, cartTotals, selectedShippingOf } from "../carts/cart.v
 import { cartErrors } from "../carts/carts.errors";
 import { lockEditableCart, type TenantIds } from "../carts/carts.machine";
 import { principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
+import { requireScope, requireSecretOrDashboard, requireTenant } from "../shared/guards";
 import { addressSchema } from "../shared/address";
 import { calendarDate } from "../shared/dates";
 import { type Ctx, withTx } from "../shared/context";
@@ -131,7 +131,7 @@ export function calculateForCart(cart: CartWithItems, config: ShippingTaxConfig,
   if (selectedShippingMethodId) {
     selectedMethod = methods.find((m) => m.methodId === selectedShippingMethodId) ?? null;
     if (!selectedMethod) {
-      throw new DomainError("validation_error", 422, `Shipping method "${selectedShippingMethodId}" is not available for this cart`, {
+      throw new DomainError("validation_error", `Shipping method "${selectedShippingMethodId}" is not available for this cart`, {
         issues: [{ path: ["selectedShippingMethodId"], message: "Unknown or unavailable shipping method" }],
         availableMethodIds: methods.map((m) => m.methodId),
       });
@@ -158,7 +158,7 @@ function requireCalculateScope(ctx: Ctx) {
   const p = requireSecretOrDashboard(ctx);
   const anyOf = ["shipping_tax:write", "carts:write"];
   if (!anyOf.some((s) => hasScope(p.scopes, s))) {
-    throw new DomainError("insufficient_scopes", 403, "This credential needs shipping_tax:write or carts:write", { required: anyOf, anyOf: true });
+    throw new DomainError("insufficient_scopes", "This credential needs shipping_tax:write or carts:write", { required: anyOf, anyOf: true });
   }
 }
 

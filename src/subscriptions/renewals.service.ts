@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { requireScope } from "../platform/auth.service";
+import { requireScope } from "../shared/guards";
 import { Prisma } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -186,11 +186,11 @@ export async function runRenewals(ctx: Ctx, opts: { batch?: number; concurrency?
 export async function renewSubscriptionNow(ctx: Ctx, id: string) {
   requireScope(ctx, "subscriptions:write");
   const s = await findSubscription(ctx, id);
-  if (s.mode !== "manual") throw new DomainError("invalid_state", 422, "Only a manual-mode subscription is renewed by this route; auto-mode subscriptions renew on their own", { mode: s.mode });
-  if (!DUE_STATUSES.includes(s.status) && s.status !== "unpaid") throw new DomainError("invalid_state", 422, `A ${s.status} subscription cannot be renewed`, { status: s.status });
+  if (s.mode !== "manual") throw new DomainError("invalid_state", "Only a manual-mode subscription is renewed by this route; auto-mode subscriptions renew on their own", { mode: s.mode });
+  if (!DUE_STATUSES.includes(s.status) && s.status !== "unpaid") throw new DomainError("invalid_state", `A ${s.status} subscription cannot be renewed`, { status: s.status });
   const owner = `manual-${randomUUID()}`;
   const claimed = await claimOne(ctx, s.id, owner, [...DUE_STATUSES, "unpaid"]);
-  if (!claimed) throw new DomainError("conflict", 409, "A renewal of this subscription is in progress");
+  if (!claimed) throw new DomainError("conflict", "A renewal of this subscription is in progress");
   const result = await renewLeased(ctx, claimed, owner);
   const read = await subscriptionRead(ctx, await findSubscription(ctx, id));
   return { ...read, charged: result === "renewed", cancelled: result === "cancelled" };
@@ -203,14 +203,14 @@ export async function renewSubscriptionNow(ctx: Ctx, id: string) {
  */
 export async function retrySubscriptionCharge(ctx: Ctx, subscriptionId: string): Promise<{ charged: boolean }> {
   const s = await ctx.db.subscription.findUnique({ where: { id: subscriptionId } });
-  if (!s) throw new DomainError("not_found", 404, "Subscription not found");
-  if (s.status !== "past_due") throw new DomainError("invalid_state", 422, `Only a past_due subscription can be retried (this one is ${s.status})`, { status: s.status });
+  if (!s) throw new DomainError("not_found", "Subscription not found");
+  if (s.status !== "past_due") throw new DomainError("invalid_state", `Only a past_due subscription can be retried (this one is ${s.status})`, { status: s.status });
   const owner = `retry-${randomUUID()}`;
   const claimed = await claimOne(ctx, s.id, owner, ["past_due"]);
   if (!claimed) {
     const again = await ctx.db.subscription.findUnique({ where: { id: subscriptionId }, select: { status: true } });
-    if (again?.status !== "past_due") throw new DomainError("invalid_state", 422, `Only a past_due subscription can be retried (this one is ${again?.status})`, { status: again?.status });
-    throw new DomainError("conflict", 409, "A renewal of this subscription is in progress");
+    if (again?.status !== "past_due") throw new DomainError("invalid_state", `Only a past_due subscription can be retried (this one is ${again?.status})`, { status: again?.status });
+    throw new DomainError("conflict", "A renewal of this subscription is in progress");
   }
   const result = await renewLeased(ctx, claimed, owner);
   return { charged: result === "renewed" };

@@ -4,8 +4,8 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type Subscription } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { requireScope } from "../platform/auth.service";
-import { actorOf } from "../platform/actor";
+import { requireScope } from "../shared/guards";
+import { actorOf } from "../shared/actor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { assertSumsFit } from "../shared/money";
@@ -16,7 +16,7 @@ import { INTERVALS, addInterval, amount, defaultCard, findSubscription, planName
 // ---- changes ----------------------------------------------------------------------------------------------------
 
 function assertNotCancelled(s: Subscription) {
-  if (s.status === "cancelled") throw new DomainError("invalid_subscription_state", 400, "A cancelled subscription cannot change", { status: s.status });
+  if (s.status === "cancelled") throw new DomainError("invalid_subscription_state", "A cancelled subscription cannot change", { status: s.status });
 }
 
 export const changePlanInput = z.strictObject({
@@ -68,7 +68,7 @@ export async function resumeSubscription(ctx: Ctx, id: string) {
   requireScope(ctx, "subscriptions:write");
   return withTx(ctx, async (tx) => {
     const s = await findSubscription(tx, id, true);
-    if (s.status === "cancelled") throw new DomainError("invalid_subscription_state", 400, "A cancelled subscription cannot be resumed", { status: s.status });
+    if (s.status === "cancelled") throw new DomainError("invalid_subscription_state", "A cancelled subscription cannot be resumed", { status: s.status });
     if (!s.cancelAtPeriodEnd) return subscriptionRead(tx, s);
     const next = await moveSubscription(tx, s, s.status as SubscriptionStatus, { cancelAtPeriodEnd: false }, actorOf(tx));
     await subscriptionEvent(tx, next, "subscription.resumed", { cancelAtPeriodEnd: false });
@@ -102,7 +102,7 @@ export async function cancelSubscriptionNow(tx: Ctx, subscriptionId: string, rea
 // ---- plan and seat changes (charging the stored card) --------------------------------------------------------------
 
 function chargeFailed(outcome: { reason: string; message: string; payment: { id: string } | null }) {
-  return new DomainError("payment_failed", 402, outcome.message, { reason: outcome.reason, paymentId: outcome.payment?.id ?? null });
+  return new DomainError("payment_failed", outcome.message, { reason: outcome.reason, paymentId: outcome.payment?.id ?? null });
 }
 
 /** Holds the subscription's renewal lease for a change that charges (409 conflict while a renewal holds it). */
@@ -113,7 +113,7 @@ async function leaseForChange(ctx: Ctx, s: Subscription) {
     where: { id: s.id, status: s.status, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
     data: { leaseOwner: owner, leaseUntil: new Date(now.getTime() + 5 * 60_000) },
   });
-  if (n.count === 0) throw new DomainError("conflict", 409, "A renewal or another change of this subscription is in progress");
+  if (n.count === 0) throw new DomainError("conflict", "A renewal or another change of this subscription is in progress");
   return owner;
 }
 
@@ -130,7 +130,7 @@ export async function changeSubscriptionPlan(ctx: Ctx, id: string, body: unknown
   // what renewals then charge, amount x seats (today's and any pending seats), within the money bound
   assertSumsFit([{ path: ["amount"], value: input.amount * Math.max(s.quantity, s.pendingQuantity ?? 0), what: "The plan's amount x quantity" }]);
   if (input.planReference === s.planReference) {
-    throw new DomainError("invalid_subscription_state", 400, "The subscription is already on this plan", { planReference: s.planReference });
+    throw new DomainError("invalid_subscription_state", "The subscription is already on this plan", { planReference: s.planReference });
   }
   const actor = actorOf(ctx);
   if (input.effective === "period_end") {
@@ -180,7 +180,7 @@ export async function changeSubscriptionQuantity(ctx: Ctx, id: string, body: unk
   assertNotCancelled(s);
   // what renewals then charge, amount (today's and any pending plan's) x seats, within the money bound
   assertSumsFit([{ path: ["quantity"], value: Math.max(s.amount, s.pendingAmount ?? 0) * input.quantity, what: "The plan's amount x quantity" }]);
-  if (input.quantity === s.quantity) throw new DomainError("quantity_unchanged", 400, "The subscription already has this quantity", { quantity: s.quantity });
+  if (input.quantity === s.quantity) throw new DomainError("quantity_unchanged", "The subscription already has this quantity", { quantity: s.quantity });
   const actor = actorOf(ctx);
   if (input.effective === "period_end") {
     return withTx(ctx, async (tx) => {

@@ -2,7 +2,7 @@
 // status, a SubscriptionStatusHistory row in the same statement).
 import { Prisma, type Subscription } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import type { ActorRef } from "../platform/actor";
+import type { ActorRef } from "../shared/actor";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 
@@ -37,7 +37,7 @@ export async function moveSubscription(
   extraWhere: Prisma.Sql = Prisma.empty,
 ): Promise<Subscription> {
   if (to !== s.status && !canMoveSubscription(s.status, to)) {
-    throw new DomainError("invalid_state", 422, `A ${s.status} subscription cannot become ${to}`, { from: s.status, to });
+    throw new DomainError("invalid_state", `A ${s.status} subscription cannot become ${to}`, { from: s.status, to });
   }
   const sets = Object.entries({ ...data, status: to, updatedAt: ctx.clock.now() }).map(([column, v]) => {
     if (!/^[A-Za-z]+$/.test(column)) throw new Error(`moveSubscription: not a column name: ${column}`);
@@ -53,6 +53,6 @@ export async function moveSubscription(
       SELECT gen_random_uuid(), s.id, ${s.status}, ${to}, ${actor.actorType}, ${actor.actorId ?? null}, ${reason}, ${ctx.clock.now()} FROM s WHERE ${moved}
     )
     SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM s`;
-  if (!row) throw new DomainError("conflict", 409, "The subscription changed while this request ran; retry");
+  if (!row) throw new DomainError("conflict", "The subscription changed while this request ran; retry");
   return row;
 }

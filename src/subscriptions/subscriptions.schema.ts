@@ -1,6 +1,6 @@
 // GraphQL for subscriptions: reads, the changes, manual renewal, trial eligibility and the live
 // subscriptionUpdated(id). Same services and view as REST (subscriptions.rest.ts).
-import { compact } from "../carts/carts.schema";
+import { compact } from "../graphql/args";
 import { liveItem } from "../events/events.service";
 import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";

@@ -4,7 +4,7 @@
 // /me/subscriptions*) and the hosted update-card page; anywhere else it is 403 forbidden.
 import { z } from "zod";
 import { tenantOf, type EventTenant } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { customerUuid } from "../customers/customers.service";
 import { type Ctx, reportLimit } from "../shared/context";
 import { randomToken, sha256Hex } from "../shared/crypto";
@@ -24,6 +24,13 @@ export interface WalletSession {
   customerId: string;
   subscriptionId: string | null;
   expiresAt: Date;
+}
+
+declare module "../shared/context" {
+  interface Ctx {
+    /** set for a request carrying a valid X-Service-PM-Token: one customer's wallet */
+    wallet?: WalletSession;
+  }
 }
 
 /** The API paths (relative to /api/v1) a PM token may call. */

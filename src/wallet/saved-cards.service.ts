@@ -8,7 +8,7 @@ import { retrySubscriptionCharge } from "../subscriptions/renewals.service";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { type EventTenant, principalEventTenant, recordEvent } from "../events/events.service";
 import { customerUuid } from "../customers/customers.service";
-import { requireScope, requireSecretOrDashboard, requireTenant } from "../platform/auth.service";
+import { requireScope, requireSecretOrDashboard, requireTenant } from "../shared/guards";
 import { hasScope } from "../shared/scopes";
 import { TEST_TOKENS } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
@@ -126,7 +126,7 @@ export async function removeMyCard(ctx: Ctx, id: string) {
     const card = await cardOf(tx, w.customerId, id);
     if (card.isDefault) {
       const live = await tx.db.subscription.count({ where: { customerId: w.customerId, status: { in: LIVE_SUBSCRIPTION } } });
-      if (live > 0) throw new DomainError("cannot_remove_default", 409, "This card is the default for an active subscription: make another card the default first");
+      if (live > 0) throw new DomainError("cannot_remove_default", "This card is the default for an active subscription: make another card the default first");
     }
     await tx.db.savedCard.update({ where: { id: card.id }, data: { deletedAt: tx.clock.now(), isDefault: false } });
     await recordEvent(tx, w.tenant, "customer.payment_method_removed", { customerId: w.customerId, paymentMethodId: card.id, customer: await customerRef(tx, w.customerId) });
@@ -185,9 +185,9 @@ export const confirmInput = z.strictObject({ checkoutSessionId: z.string().min(1
 /** The card a test-processor token stands for (the test processor vaults only tok_visa-like tokens). */
 function testCard(token: string, now: Date) {
   const outcome = TEST_TOKENS[token];
-  if (outcome === undefined) throw new DomainError("payment_failed", 402, `Unknown test token "${token}"`, { reason: "invalid_payment_token" });
-  if (outcome === "failed") throw new DomainError("payment_failed", 402, "The card was declined", { reason: "card_declined" });
-  if (outcome === "processing") throw new DomainError("payment_failed", 402, "The card needs authentication, which the vault flow cannot complete", { reason: "authentication_required" });
+  if (outcome === undefined) throw new DomainError("payment_failed", `Unknown test token "${token}"`, { reason: "invalid_payment_token" });
+  if (outcome === "failed") throw new DomainError("payment_failed", "The card was declined", { reason: "card_declined" });
+  if (outcome === "processing") throw new DomainError("payment_failed", "The card needs authentication, which the vault flow cannot complete", { reason: "authentication_required" });
   return { cardBrand: "visa", cardLastFour: "4242", cardExpMonth: 12, cardExpYear: now.getUTCFullYear() + 3 };
 }
 
@@ -200,13 +200,13 @@ export async function confirmVault(ctx: Ctx, body: unknown) {
     const s = sid
       ? await tx.db.checkoutSession.findFirst({ where: { id: sid, applicationId: w.tenant.applicationId, environmentId: w.tenant.environmentId, customerId: w.customerId } })
       : null;
-    if (!s || (s.metadata as { walletVault?: unknown } | null)?.walletVault !== true) throw new DomainError("session_not_found", 404, "Vault session not found");
+    if (!s || (s.metadata as { walletVault?: unknown } | null)?.walletVault !== true) throw new DomainError("session_not_found", "Vault session not found");
     const now = tx.clock.now();
-    if (s.status === "open" && s.expiresAt <= now) throw new DomainError("session_expired", 410, "This vault session has expired: request a new embed token");
+    if (s.status === "open" && s.expiresAt <= now) throw new DomainError("session_expired", "This vault session has expired: request a new embed token");
     const card = testCard(input.paymentToken, now);
     // Compare-and-set: one confirmation per session, even when two arrive together.
     const done = await tx.db.checkoutSession.updateMany({ where: { id: s.id, status: "open" }, data: { status: "completed", completedAt: now } });
-    if (done.count === 0) throw new DomainError("session_not_open", 422, `This vault session is ${s.status}`, { status: s.status });
+    if (done.count === 0) throw new DomainError("session_not_open", `This vault session is ${s.status}`, { status: s.status });
     const saved = await addCard(tx, w.tenant, w.customerId, { ...card, chargeable: true, processorReference: testVaultReference(input.paymentToken), source: "vault" });
     await recordEvent(tx, w.tenant, "payment.vaulted", { customerId: w.customerId, paymentMethodId: saved.id, checkoutSessionId: s.id, customer: await customerRef(tx, w.customerId) });
     return saved;

@@ -4,6 +4,7 @@ import { type NextFunction, type Request, type Response } from "express";
 import { ctxOf, ok } from "../rest/http";
 import type { Deps } from "../shared/context";
 import { makeCtx } from "../shared/context";
+import { statusOf } from "../shared/errors";
 import { mintClientToken, walletOriginAllowed } from "./pm-tokens.service";
 import {
   attachCustomerCard,
@@ -36,7 +37,7 @@ export function walletCors(deps: Deps) {
       res.set({ "Access-Control-Allow-Origin": origin, Vary: "Origin" });
     } else res.set("Vary", "Origin");
     if (req.method !== "OPTIONS") return next();
-    if (!allowed) return void res.status(403).json({ error: { code: "forbidden", message: "This origin is not in the application's allowedOrigins", status: 403 } });
+    if (!allowed) return void res.status(statusOf("forbidden")).json({ error: { code: "forbidden", message: "This origin is not in the application's allowedOrigins", status: statusOf("forbidden") } });
     res.set({
       "Access-Control-Allow-Methods": "GET, POST, PATCH, DELETE, OPTIONS",
       "Access-Control-Allow-Headers": "Content-Type, X-Service-PM-Token, Idempotency-Key",

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { WebhookDelivery, WebhookEndpoint } from "../generated/prisma/client";
 import { RETIRED, READ_SCOPE, UNSUBSCRIBABLE } from "../events/catalog";
 import { type EventTenant, flushEvents, principalEventTenant, recordEvent } from "../events/events.service";
-import { requireScope, requireTenant } from "../platform/auth.service";
+import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
@@ -89,7 +89,7 @@ function checkEventScopes(ctx: Ctx, types: string[]) {
   const p = ctx.principal!;
   const missing = [...new Set(types.map((t) => READ_SCOPE.get(t)!).filter((s) => !hasScope(p.scopes, s)))];
   if (missing.length) {
-    throw new DomainError("insufficient_scopes", 403, `Subscribing needs the read scope of each event: missing ${missing.join(", ")}`, { required: missing });
+    throw new DomainError("insufficient_scopes", `Subscribing needs the read scope of each event: missing ${missing.join(", ")}`, { required: missing });
   }
 }
 
@@ -255,7 +255,7 @@ export async function replayDeliveryOf(ctx: Ctx, endpointId: string, deliveryId:
     if (!d) throw errors.notFound("Delivery");
     check(tx, d.event.type);
     if (d.status !== "dead_letter") {
-      throw new DomainError("delivery_not_replayable", 409, `Only dead-lettered deliveries can be replayed; this one is ${d.status}`, { status: d.status });
+      throw new DomainError("delivery_not_replayable", `Only dead-lettered deliveries can be replayed; this one is ${d.status}`, { status: d.status });
     }
     const updated = await tx.db.webhookDelivery.update({
       where: { id: d.id },

@@ -7,9 +7,10 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { DomainError } from "../shared/errors";
+import type { Resolver } from "../shared/context";
 
 /** dns.lookup's promise form with { all: true }: every address of a host. Tests inject a stub. */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+export type { Resolver };
 
 export const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
@@ -47,8 +48,8 @@ export const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
 
 /** How one kind of outbound URL is named in its errors. */
 export interface OutboundUrlRules {
-  /** the error code (422) */
-  code: string;
+  /** the error code (a 422 of the catalogue) */
+  code: "invalid_webhook_url" | "invalid_script_url";
   /** "Webhook URLs", "Scripts": the subject of the messages */
   subject: string;
 }
@@ -59,7 +60,7 @@ export interface OutboundUrlRules {
  * production (every address the host resolves to). Returns the parsed URL.
  */
 export async function checkOutboundUrl(raw: string, environmentKind: string, rules: OutboundUrlRules, resolve: Resolver = systemResolver): Promise<URL> {
-  const invalid = (message: string) => new DomainError(rules.code, 422, message);
+  const invalid = (message: string) => new DomainError(rules.code, message);
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,7 +1,7 @@
 // GraphQL for webhook endpoints and their deliveries: the same services and views as REST. The signing secret
 // is shown once, by the mutation that mints it; the stored (sealed) secret is never a field.
 import type { WebhookDeliveryAttempt } from "../generated/prisma/client";
-import { compact, withClears } from "../carts/carts.schema";
+import { compact, withClears } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import { type OneTimeSecret, revealed } from "../shared/secrets";

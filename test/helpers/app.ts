@@ -11,9 +11,9 @@ import { FixedClock, systemClock, type Clock } from "../../src/shared/clock";
 import { type Deps, makeCtx } from "../../src/shared/context";
 import { createTestDatabase, reachablePgUrl } from "./db";
 import { client } from "./http";
-import { EventHub } from "../../src/events/hub";
+import { EventHub } from "../../src/shared/hub";
 import { limitSpecs, RateLimits, storeFor } from "../../src/shared/rate-limit";
-import { PrincipalCache } from "../../src/platform/principal-cache";
+import { PrincipalCache } from "../../src/shared/principal-cache";
 import type { Resolver } from "../../src/webhooks/url-policy";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/delivery.worker";
 

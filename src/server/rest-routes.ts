@@ -1,7 +1,7 @@
 // The /api/v1 routers in mount order, and the list of routes they register: the OpenAPI document and the
 // REST/GraphQL parity test both read this list, so a new route cannot be left out of either silently.
 import express, { type Router } from "express";
-import { type RouteInfo, routeTable } from "./api-router";
+import { type RouteInfo, routeTable } from "../rest/api-router";
 import { cartsRouter } from "../carts/carts.rest";
 import { checkoutRouter } from "../checkout/checkout.rest";
 import { discountsRouter } from "../discounts/discounts.rest";

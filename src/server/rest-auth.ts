@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import { authenticateRequest } from "../platform/auth.service";
-import { gateExemptRoute } from "../billing/live-gate";
+import { gateExemptRoute } from "../platform/live-gate";
 import { ESTIMATE_PATH, invalidQuoteToken } from "../shipping-tax/estimate.service";
 import { DomainError, errors } from "../shared/errors";
 import { isWalletPath, PM_TOKEN_HEADER, resolvePmToken } from "../wallet/pm-tokens.service";

@@ -21,7 +21,7 @@
 //   there too, even when that process was busy. A listener that died meanwhile only costs the timeout.
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
-import type { Ctx } from "../shared/context";
+import type { Ctx } from "./context";
 import type { Principal } from "./principal";
 
 export const PRINCIPAL_CHANNEL = "principal_cache";

@@ -5,7 +5,7 @@
 // adapters enforce it, except on the workspace's own operations (GATE_EXEMPT), which an owner needs to go live.
 import { getOperationAST, Kind, type DocumentNode, type SelectionSetNode } from "graphql";
 import { DomainError } from "../shared/errors";
-import type { Principal, WorkspaceBilling } from "../platform/principal";
+import type { Principal, WorkspaceBilling } from "../shared/principal";
 
 export type BillingState = "live" | "trialing" | "workspace_not_live" | "workspace_not_entitled_for_live" | "trial_expired";
 
@@ -32,7 +32,7 @@ export function liveGate(p: Principal, now: Date): DomainError | null {
   if (p.environment.kind !== "production") return null;
   const state = billingState(p.billing, now);
   if (state === "live" || state === "trialing") return null;
-  return new DomainError(state, 402, MESSAGES[state], { workspaceId: p.workspace.id });
+  return new DomainError(state, MESSAGES[state], { workspaceId: p.workspace.id });
 }
 
 /**

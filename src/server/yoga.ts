@@ -3,17 +3,17 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { DocumentNode } from "graphql";
-import { operationIsGated } from "../billing/live-gate";
+import { operationIsGated } from "../platform/live-gate";
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
 import { type Deps, isInvalidTextInput, makeCtx, reportLimit } from "../shared/context";
-import { DomainError, errors } from "../shared/errors";
+import { DomainError, errors, statusOf } from "../shared/errors";
 import { PM_TOKEN_HEADER } from "../wallet/pm-tokens.service";
 import { limitHeaders } from "../shared/rate-limit";
-import type { GqlContext } from "./builder";
-import { idempotentMutations } from "./idempotency";
-import { unknownIdArguments } from "./bad-ids";
-import { schema } from "./schema";
+import type { GqlContext } from "../graphql/builder";
+import { idempotentMutations } from "../graphql/idempotency";
+import { unknownIdArguments } from "../graphql/bad-ids";
+import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
 export interface CredentialSource {
@@ -133,7 +133,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
         // an id argument the database cannot compare (NUL, not a UUID) is an unknown id, as over REST
         const original = isInvalidTextInput(error?.originalError) ? errors.notFound() : error?.originalError;
         if (original instanceof DomainError) {
-          const http = original.code === "rate_limited" ? { http: { status: 429, headers: limitHeaders(refusedState(original), true) } } : {};
+          const http = original.code === "rate_limited" ? { http: { status: statusOf("rate_limited"), headers: limitHeaders(refusedState(original), true) } } : {};
           return createGraphQLError(original.message, {
             nodes: error.nodes,
             path: error.path,
@@ -152,11 +152,11 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
             path: error.path,
             source: error.source,
             positions: error.positions,
-            extensions: { ...error.extensions, code: "validation_error", status: 422 },
+            extensions: { ...error.extensions, code: "validation_error", status: statusOf("validation_error") },
           });
         }
         console.error("[graphql] unexpected error", original ?? error);
-        return createGraphQLError(message, { nodes: error?.nodes, path: error?.path, extensions: { code: "internal_error", status: 500 } });
+        return createGraphQLError(message, { nodes: error?.nodes, path: error?.path, extensions: { code: "internal_error", status: statusOf("internal_error") } });
       },
     },
   });

@@ -1,7 +1,7 @@
 // Imports every domain's schema file, then builds. Order of imports is the order of registration.
 import { lexicographicSortSchema } from "graphql";
-import { builder } from "./builder";
-import { describeCommonFields } from "./descriptions";
+import { builder } from "../graphql/builder";
+import { describeCommonFields } from "../graphql/descriptions";
 import "../platform/platform.schema";
 import "../platform/applications.schema";
 import "../platform/members.schema";

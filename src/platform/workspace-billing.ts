@@ -2,7 +2,7 @@
 // authenticates the credential (API key, extension session, OAuth access token): one select list and one join for
 // a workspace aliased `w`, and one mapping. Dashboard sessions read the same facts through Prisma relations.
 import { Prisma } from "../generated/prisma/client";
-import type { WorkspaceBilling } from "../platform/principal";
+import type { WorkspaceBilling } from "../shared/principal";
 
 /** Select list: the columns BillingRow names. Needs the workspace as `w` and BILLING_JOIN. */
 export const BILLING_COLUMNS = Prisma.sql`w.live AS "bLive", w."trialEndsAt" AS "bTrialEndsAt",
