@@ -34,12 +34,7 @@ export async function planKeys(db: DbHandle, importId: string, entries: Map<stri
   const rows = [...entries].map(([key, v]) => ({ importId, key, ref: v.ref, ext: v.ext }));
   await sqlInPrisma(db)
     .insertInto("ImportPlannedKey")
-    .columns(["importId", "key", "ref", "ext"])
-    .expression((eb) =>
-      eb
-        .selectFrom(sql<{ k: string; r: string; e: string | null }>`unnest(${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.ref)}::text[], ${rows.map((r) => r.ext)}::text[])`.as("t(k, r, e)"))
-        .select([sql<string>`${importId}::uuid`.as("importId"), "k", "r", "e"]),
-    )
+    .values(rows)
     .onConflict((oc) => oc.columns(["importId", "key"]).doUpdateSet((eb) => ({ ref: eb.ref("excluded.ref"), ext: eb.ref("excluded.ext") })))
     .execute();
 }

@@ -13,7 +13,8 @@
 //
 // Typed over the queue table's columns (src/generated/kysely, from prisma/schema.prisma): a renamed column fails
 // `tsc` at the queue that names it. Statements run on whatever Kysely handle the caller passes (ctx.sql / deps.sql /
-// a transaction's), so both databases run the same SQL. No domain imports.
+// a transaction's), so both databases run the same SQL. Counts come from RETURNING "id", which every path reports
+// (Prisma's raw query inside withTx returns rows, not a count). No domain imports.
 import { type Expression, expressionBuilder, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectType, sql, type SqlBool, type Updateable } from "kysely";
 import type { DB } from "../generated/kysely/types";
 import type { Sql } from "../db/sql";
@@ -124,8 +125,8 @@ export class WorkQueue<T extends QueueTableName> {
     if (!("until" in lease) || !lease.owner) throw new Error(`${this.spec.table}: renew needs a lease owner column`);
     const still = o.still ? sql`AND ${o.still(this.eb)}` : sql``;
     const r = await sql`UPDATE ${sql.table(this.spec.table)} SET ${sql.ref(lease.until)} = ${this.until(o.now, o.leaseMs)}
-      WHERE "id" = ${id} AND ${sql.ref(lease.owner)} = ${o.owner} ${still}`.execute(db);
-    return Number(r.numAffectedRows ?? 0) === 1;
+      WHERE "id" = ${id} AND ${sql.ref(lease.owner)} = ${o.owner} ${still} RETURNING "id"`.execute(db);
+    return r.rows.length === 1;
   }
 
   /**
@@ -135,16 +136,16 @@ export class WorkQueue<T extends QueueTableName> {
   async finish(db: Sql, ids: readonly string[], set: Updateable<DB[T]>, o: { owner?: string; where?: (eb: ExpressionBuilder<DB, T>) => Expression<SqlBool> } = {}): Promise<number> {
     if (!ids.length) return 0;
     const r = await sql`UPDATE ${sql.table(this.spec.table)} SET ${this.assignments({ ...this.clearLease(), ...set })}
-      WHERE "id" = ANY(${[...ids]}::uuid[]) ${this.ownedBy(o.owner)} ${o.where ? sql`AND ${o.where(this.eb)}` : sql``}`.execute(db);
-    return Number(r.numAffectedRows ?? 0);
+      WHERE "id" = ANY(${[...ids]}::uuid[]) ${this.ownedBy(o.owner)} ${o.where ? sql`AND ${o.where(this.eb)}` : sql``} RETURNING "id"`.execute(db);
+    return r.rows.length;
   }
 
   /** Gives back every lease `owner` holds (shutdown, or a job that threw part-way), or those of `ids`. */
   async release(db: Sql, by: { owner: string } | { ids: readonly string[] }): Promise<number> {
     const where = "owner" in by ? sql`TRUE ${this.ownedBy(by.owner)}` : sql`"id" = ANY(${[...by.ids]}::uuid[])`;
     if ("ids" in by && !by.ids.length) return 0;
-    const r = await sql`UPDATE ${sql.table(this.spec.table)} SET ${this.assignments(this.clearLease())} WHERE ${where}`.execute(db);
-    return Number(r.numAffectedRows ?? 0);
+    const r = await sql`UPDATE ${sql.table(this.spec.table)} SET ${this.assignments(this.clearLease())} WHERE ${where} RETURNING "id"`.execute(db);
+    return r.rows.length;
   }
 
   private async update<R extends ColumnOf<T>, A extends Record<string, Expression<unknown>>>(db: Sql, o: Omit<ClaimOptions<T, R, A>, "limit" | "order">, where: RawBuilder<unknown>) {
