@@ -1,5 +1,6 @@
 // Every setting, typed and validated once at start. No other module reads process.env.
 import { z } from "zod";
+import type { RetrySchedule } from "./shared/work-queue";
 
 const durationList = z
   .string()
@@ -21,6 +22,27 @@ const durationList = z
     }
     return out;
   });
+
+/**
+ * A retry schedule (shared/work-queue.ts): a list of waits (`5m,15m,1h`: before the 2nd, 3rd… attempt, the last
+ * repeating), or exponential `exp(30s,1h)` (30 s doubling per attempt, at most 1 h), optionally with jitter
+ * `exp(30s,1h,20%)` (each wait shortened by a random part of up to 20%).
+ */
+const retrySchedule = z.string().transform((s, ctx): RetrySchedule => {
+  const m = /^\s*exp\(\s*([^,\s]+)\s*,\s*([^,\s]+)\s*(?:,\s*(\d{1,2}|100)%\s*)?\)\s*$/.exec(s);
+  if (!m) {
+    const list = durationList.safeParse(s);
+    if (list.success) return list.data;
+    for (const i of list.error.issues) ctx.addIssue({ code: "custom", message: i.message });
+    return z.NEVER;
+  }
+  const [base, cap] = [durationList.safeParse(m[1]), durationList.safeParse(m[2])];
+  if (!base.success || !cap.success || base.data.length !== 1 || cap.data.length !== 1 || base.data[0] < 1 || cap.data[0] < base.data[0]) {
+    ctx.addIssue({ code: "custom", message: `"${s}" is not a schedule like 5m,15m,1h or exp(30s,1h) or exp(30s,1h,20%)` });
+    return z.NEVER;
+  }
+  return { baseMs: base.data[0], capMs: cap.data[0], jitter: m[3] ? Number(m[3]) / 100 : 0 };
+});
 
 /** `points/window`, e.g. `6000/1m`; `off` disables the limit. */
 const limit = z.string().transform((s, ctx) => {
@@ -56,10 +78,14 @@ const schema = z.object({
   CHECKOUT_URL: optionalUrl,
   /** the dashboard's origin: invitation emails link to {DASHBOARD_URL}/invites/{token} */
   DASHBOARD_URL: optionalUrl,
-  WEBHOOK_RETRY_SCHEDULE: durationList.prefault("5m,15m,1h,6h,24h"),
+  /** webhook deliveries: the waits between attempts (a list, or exp(base,cap[,jitter%])); docs/scaling.md "Work queues" */
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.prefault("5m,15m,1h,6h,24h"),
   CHECKOUT_SESSION_TTL: durationList.prefault("24h"),
   /** extension install callbacks: the waits before the 2nd and 3rd attempts (3 attempts in all) */
-  EXTENSION_CALLBACK_RETRY_SCHEDULE: durationList.prefault("30s,2m"),
+  EXTENSION_CALLBACK_RETRY_SCHEDULE: retrySchedule.prefault("30s,2m"),
+  /** queued emails: the waits after a failed send, and the attempts in all before the email is failed */
+  MAIL_RETRY_SCHEDULE: retrySchedule.prefault("1m,5m,30m,2h"),
+  MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   /** an install is suspended after this many consecutive dead-lettered deliveries to its endpoint */
   EXTENSION_SUSPEND_AFTER_DEAD_LETTERS: z.coerce.number().int().min(1).max(1000).default(3),
   /** subscription dunning: the retry rungs after a declined renewal (then unpaid) */

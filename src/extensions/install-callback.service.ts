@@ -2,12 +2,13 @@
 // installCallbackUrl, one notice (identifiers only) is POSTed with X-Service-Install-Token, an RS256 JWT
 // (sub = installation id, aud = extension id, iss = "service") verifiable against /.well-known/extension-jwks.json.
 // A row per notice (InstallCallback) makes it survive restarts: 3 attempts in all, 4xx is permanent, 5xx and network
-// failures are retried (EXTENSION_CALLBACK_RETRY_SCHEDULE). Claims are leases (FOR UPDATE SKIP LOCKED), so two
-// workers never send one notice at the same time.
+// failures are retried (EXTENSION_CALLBACK_RETRY_SCHEDULE). Claims are leases (FOR UPDATE SKIP LOCKED, through the
+// work-queue helper, shared/work-queue.ts), so two workers never send one notice at the same time.
 import type { Installation } from "../generated/prisma/client";
 import { signJwt } from "../platform/signing-keys";
 import type { Ctx, Deps } from "../shared/context";
 import { nudge } from "../shared/job-workers";
+import { type Claimed as ClaimedRow, nextAttempt, WorkQueue } from "../shared/work-queue";
 import { assertPublicLiteral, blockedAddressOf, guardedLookup, type Resolver, systemResolver } from "../webhooks/url-policy";
 import { Agent, fetch as guardedFetch } from "undici";
 
@@ -41,21 +42,25 @@ export function installToken(deps: Deps, inst: { id: string; extensionId: string
   return signJwt(deps, "extensions", { installSequence: inst.installSequence, typ: "extension.install" }, { issuer: "service", subject: inst.id, audience: inst.extensionId, ttlSeconds: TOKEN_TTL_SECONDS });
 }
 
-type Claimed = { id: string; installationId: string; installSequence: number; attempts: number };
+/** The install-callback queue: a claim leases the row until "lockedUntil" and counts the attempt (shared/work-queue.ts). */
+const CALLBACKS = new WorkQueue({ table: "InstallCallback", lease: { until: "lockedUntil" }, attempts: "attempts" });
+const CLAIMED = ["id", "installationId", "installSequence", "attempts"] as const;
+type Claimed = ClaimedRow<"InstallCallback", (typeof CLAIMED)[number]>;
 
 /** One pass: sends every due notice; returns how many were attempted. */
 export async function runInstallCallbacks(deps: Deps): Promise<number> {
   let total = 0;
   for (;;) {
     const now = deps.clock.now();
-    const claimed = await deps.prisma.$queryRaw<Claimed[]>`
-      WITH due AS (
-        SELECT id FROM "InstallCallback"
-        WHERE status = 'pending' AND "nextAttemptAt" <= ${now} AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
-        ORDER BY "nextAttemptAt" LIMIT 50 FOR UPDATE SKIP LOCKED)
-      UPDATE "InstallCallback" c SET "lockedUntil" = ${new Date(now.getTime() + LEASE_MS)}, attempts = c.attempts + 1, "updatedAt" = ${now}
-      FROM due WHERE c.id = due.id
-      RETURNING c.id, c."installationId", c."installSequence", c.attempts`;
+    const claimed = await CALLBACKS.claim(deps.sql, {
+      due: (eb) => eb.and([eb("status", "=", "pending"), eb("nextAttemptAt", "<=", now)]),
+      order: "nextAttemptAt",
+      limit: 50,
+      leaseMs: LEASE_MS,
+      now,
+      set: { updatedAt: now },
+      returning: CLAIMED,
+    });
     if (!claimed.length) return total;
     total += claimed.length;
     await Promise.all(claimed.map((c) => sendOne(deps, c)));
@@ -65,7 +70,7 @@ export async function runInstallCallbacks(deps: Deps): Promise<number> {
 async function sendOne(deps: Deps, c: Claimed) {
   const { prisma, clock, config } = deps;
   const finish = (data: { status: string; lastStatusCode?: number | null; lastError?: string | null; nextAttemptAt?: Date }) =>
-    prisma.installCallback.update({ where: { id: c.id }, data: { ...data, lockedUntil: null, updatedAt: clock.now() } });
+    CALLBACKS.finish(deps.sql, [c.id], { ...data, updatedAt: clock.now() });
   const inst = await prisma.installation.findUnique({ where: { id: c.installationId }, include: { extension: true, version: true } });
   const url = inst?.extension.installCallbackUrl;
   if (!inst || !url || !inst.extension.clientSecretHash) return finish({ status: "failed", lastError: "no install callback configured any more" });
@@ -110,10 +115,7 @@ async function sendOne(deps: Deps, c: Claimed) {
   }
   if (status !== null && status >= 200 && status < 300) return finish({ status: "succeeded", lastStatusCode: status, lastError: null });
   const permanent = status !== null && status >= 300 && status < 500; // 4xx (and redirects, which are not followed) are the receiver's final word
-  if (permanent || c.attempts >= INSTALL_CALLBACK_ATTEMPTS) {
-    return finish({ status: "failed", lastStatusCode: status, lastError: error ?? `HTTP ${status}` });
-  }
-  const schedule = config.EXTENSION_CALLBACK_RETRY_SCHEDULE;
-  const wait = schedule[Math.min(c.attempts - 1, schedule.length - 1)];
-  return finish({ status: "pending", lastStatusCode: status, lastError: error ?? `HTTP ${status}`, nextAttemptAt: new Date(clock.now().getTime() + wait) });
+  const next = nextAttempt({ schedule: config.EXTENSION_CALLBACK_RETRY_SCHEDULE, maxAttempts: INSTALL_CALLBACK_ATTEMPTS }, c.attempts, clock.now());
+  if (permanent || next.giveUp) return finish({ status: "failed", lastStatusCode: status, lastError: error ?? `HTTP ${status}` });
+  return finish({ status: "pending", lastStatusCode: status, lastError: error ?? `HTTP ${status}`, nextAttemptAt: next.at });
 }

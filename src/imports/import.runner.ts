@@ -17,6 +17,9 @@ import { forgetPlanned } from "./import.planned";
 import { openRows, type SourceRow } from "./import.rows";
 import { orderHandler } from "./import.orders";
 import { runUndo } from "./import.undo";
+import { WorkQueue } from "../shared/work-queue";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
+import type { Sql } from "../db/sql";
 
 /** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
 export const MAX_ERROR_ROWS = 10_000;
@@ -53,24 +56,31 @@ export async function runImportPasses(deps: Deps, opts: { owner?: string } = {})
   }
 }
 
+/**
+ * The import queue (shared/work-queue.ts): a pass is claimed with a lease owner and an expiry on the database's clock,
+ * renewed every batch; a killed worker's lease lapses and the next worker resumes the pass.
+ */
+const IMPORTS = new WorkQueue({ table: "Import", lease: { until: "leaseUntil", owner: "leaseOwner" } });
+const PASS_STATUSES = ["validating", "committing", "undoing"];
+
 async function claimImport(deps: Deps, owner: string): Promise<Import | null> {
-  const lease = deps.config.IMPORT_LEASE_SECONDS;
-  const rows = await deps.prisma.$queryRaw<{ id: string }[]>`
-    UPDATE "Import" SET "leaseOwner" = ${owner}, "leaseUntil" = now() + make_interval(secs => ${lease})
-    WHERE "id" = (
-      SELECT "id" FROM "Import"
-      WHERE "status" IN ('validating', 'committing', 'undoing') AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
-      ORDER BY "updatedAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING "id"`;
-  if (!rows[0]) return null;
-  return deps.prisma.import.findUnique({ where: { id: rows[0].id } });
+  const [row] = await IMPORTS.claim(deps.sql, {
+    due: (eb) => eb("status", "in", PASS_STATUSES),
+    order: "updatedAt",
+    limit: 1,
+    leaseMs: deps.config.IMPORT_LEASE_SECONDS * 1000,
+    now: "database",
+    owner,
+    returning: ["id"],
+  });
+  if (!row) return null;
+  return deps.prisma.import.findUnique({ where: { id: row.id } });
 }
 
-/** Renews the lease inside `db`'s transaction; throws LeaseLost when another worker or a verb took the import. */
-async function renewLease(db: Tx | Deps["prisma"], deps: Deps, imp: Import, owner: string) {
-  const n = await db.$executeRaw`UPDATE "Import" SET "leaseUntil" = now() + make_interval(secs => ${deps.config.IMPORT_LEASE_SECONDS})
-    WHERE "id" = ${imp.id}::uuid AND "leaseOwner" = ${owner} AND "status" = ${imp.status}`;
-  if (n !== 1) throw new LeaseLost();
+/** Renews the lease (inside the batch's transaction when `sql` is bound to it); throws LeaseLost when another worker or a verb took the import. */
+async function renewLease(sql: Sql, deps: Deps, imp: Import, owner: string) {
+  const held = await IMPORTS.renew(sql, imp.id, { owner, leaseMs: deps.config.IMPORT_LEASE_SECONDS * 1000, now: "database", still: (eb) => eb("status", "=", imp.status) });
+  if (!held) throw new LeaseLost();
 }
 
 export function settingsOf(imp: Import, currency: string, now: Date): ImportSettings {
@@ -155,7 +165,7 @@ function mergeSummary(summary: Summary, errors: RowError[], notes: Notes) {
 async function runPass(deps: Deps, claimed: Import, owner: string) {
   const mode = claimed.status === "validating" ? "validate" : claimed.status === "committing" ? "commit" : "undo";
   try {
-    if (mode === "undo") await runUndo(deps, claimed, owner, () => renewLease(deps.prisma, deps, claimed, owner));
+    if (mode === "undo") await runUndo(deps, claimed, owner, () => renewLease(deps.sql, deps, claimed, owner));
     else await runRows(deps, claimed, owner, mode);
   } catch (e) {
     if (e instanceof LeaseLost) return; // another worker (or a verb) has it now
@@ -165,7 +175,7 @@ async function runPass(deps: Deps, claimed: Import, owner: string) {
       where: { id: claimed.id, leaseOwner: owner, status: claimed.status },
       data: { status: "failed", failureReason: reason.slice(0, 1000), leaseOwner: null, leaseUntil: null, updatedAt: deps.clock.now() },
     });
-    if (n.count === 1 && mode === "validate") await forgetPlanned(deps.prisma, claimed.id).catch(() => undefined);
+    if (n.count === 1 && mode === "validate") await forgetPlanned(deps.sql, claimed.id).catch(() => undefined);
   }
 }
 
@@ -179,7 +189,7 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
   let imp = claimed;
   if (fresh) {
     await deps.prisma.importError.deleteMany({ where: { importId: imp.id } });
-    await forgetPlanned(deps.prisma, imp.id);
+    await forgetPlanned(deps.sql, imp.id);
     imp = await deps.prisma.import.update({
       where: { id: imp.id },
       data: { rowsProcessed: 0, rowsCreated: 0, rowsUpdated: 0, rowsSkipped: 0, rowsFailed: 0, errorSummary: {}, checkpointRow: 0, failureReason: null, ...(write ? {} : { rowsTotal: null }) },
@@ -228,7 +238,7 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
         data: { ...next, errorSummary: nextSummary, ...(write ? { checkpointRow: lastRow } : {}), updatedAt: now },
       });
       if (n.count !== 1) throw new LeaseLost();
-      await renewLease(tx, deps, imp, owner);
+      await renewLease(sqlInPrisma(tx), deps, imp, owner);
       return { next, nextSummary, kept: rowsSeen.size };
     };
     // a dry run's batch is a transaction too: its planned keys land with its counters, or not at all when the
@@ -251,7 +261,7 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
         : { status: "validated", dryRunAt: now, lastPassMode: "validate", rowsTotal: counters.rowsProcessed, leaseOwner: null, leaseUntil: null, updatedAt: now },
     });
     if (n.count !== 1) throw new LeaseLost();
-    if (!write) await forgetPlanned(ctx.db, imp.id); // the dry run leaves no row behind
+    if (!write) await forgetPlanned(ctx.sql, imp.id); // the dry run leaves no row behind
     await recordEvent(ctx, await tenantOf(ctx, imp), "import.completed", { importId: imp.id, mode, entityType: imp.entityType, ...counters });
   });
   deps.hub.importChanged(imp.id);

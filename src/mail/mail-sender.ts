@@ -6,16 +6,19 @@
 // Rendering uses the application's brand and overrides; sending goes through nodemailer over SMTP_URL; without
 // SMTP_URL the rendered email is kept in the outbox (GET /emails). A failed send is retried with backoff, then failed.
 import type { Transporter } from "nodemailer";
-import { type Email, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
 import type { Ctx, Deps } from "../shared/context";
 import { makeCtx } from "../shared/context";
+import { nextAttempt, WorkQueue } from "../shared/work-queue";
 import { PAYMENT_TEMPLATES, paymentContent } from "./payment-content";
 import { type Brand, type EmailVars, renderEmail, type TemplateName, type TemplateText } from "./templates";
 
-/** Backoff after a failed send (then failed): 1 min, 5 min, 30 min, 2 h. */
-const RETRY_MS = [60_000, 300_000, 1_800_000, 7_200_000];
-/** A row claimed this long ago by a process that never finished is claimed again. */
+/**
+ * The email queue (shared/work-queue.ts): a claim sets "claimedAt" and counts the attempt; a row claimed
+ * STALE_CLAIM_MS ago by a process that never finished is claimed again. A failed send waits MAIL_RETRY_SCHEDULE
+ * (1 min, 5 min, 30 min, 2 h by default) and is failed after MAIL_MAX_ATTEMPTS (5).
+ */
+const EMAILS = new WorkQueue({ table: "Email", lease: { since: "claimedAt" }, attempts: "attempts" });
+const CLAIMED = ["id", "applicationId", "environmentId", "template", "audience", "toAddresses", "vars", "paymentId", "attempts"] as const;
 const STALE_CLAIM_MS = 5 * 60_000;
 const BATCH = 100;
 
@@ -83,14 +86,15 @@ export type DispatchCounts = { sent: number; kept: number; retried: number; fail
 export async function dispatchEmails(deps: Deps): Promise<DispatchCounts> {
   const ctx = makeCtx(deps, null);
   const now = ctx.clock.now();
-  const claimed = await ctx.db.$queryRaw<Email[]>`
-    UPDATE "Email" SET status = 'sending', "claimedAt" = ${now}, attempts = attempts + 1
-    WHERE id IN (
-      SELECT id FROM "Email"
-      WHERE (status = 'queued' AND "nextAttemptAt" <= ${now}) OR (status = 'sending' AND "claimedAt" < ${new Date(now.getTime() - STALE_CLAIM_MS)})
-      ORDER BY "nextAttemptAt" LIMIT ${BATCH}
-      FOR UPDATE SKIP LOCKED)
-    RETURNING ${columns(Prisma.EmailScalarFieldEnum)}`;
+  const claimed = await EMAILS.claim(deps.sql, {
+    due: (eb) => eb.and([eb("status", "in", ["queued", "sending"]), eb("nextAttemptAt", "<=", now)]),
+    order: "nextAttemptAt",
+    limit: BATCH,
+    leaseMs: STALE_CLAIM_MS,
+    now,
+    set: { status: "sending" },
+    returning: CLAIMED,
+  });
   const out = { sent: 0, kept: 0, retried: 0, failed: 0 };
   // one batch reads each application's brand and each template override once
   const brands = new Map<string, Promise<SenderBrand>>();
@@ -112,18 +116,15 @@ export async function dispatchEmails(deps: Deps): Promise<DispatchCounts> {
         await transportFor(smtp).sendMail({ from, to, ...(replyTo ? { replyTo } : {}), subject: rendered.subject, html: rendered.html, text: rendered.text });
       }
       const status = smtp && to.length ? "sent" : "kept";
-      await ctx.db.email.update({ where: { id: e.id }, data: { status, toAddresses: to, replyTo, subject: rendered.subject, html: rendered.html, text: rendered.text, sentAt: status === "sent" ? ctx.clock.now() : null, lastError: null, claimedAt: null } });
+      await EMAILS.finish(deps.sql, [e.id], { status, toAddresses: to, replyTo, subject: rendered.subject, html: rendered.html, text: rendered.text, sentAt: status === "sent" ? ctx.clock.now() : null, lastError: null });
       out[status]++;
     } catch (err) {
-      const last = e.attempts > RETRY_MS.length;
-      await ctx.db.email.update({
-        where: { id: e.id },
-        data: {
-          status: last ? "failed" : "queued",
-          lastError: String((err as Error)?.message ?? err).slice(0, 500),
-          nextAttemptAt: new Date(ctx.clock.now().getTime() + (RETRY_MS[e.attempts - 1] ?? 0)),
-          claimedAt: null,
-        },
+      const next = nextAttempt({ schedule: deps.config.MAIL_RETRY_SCHEDULE, maxAttempts: deps.config.MAIL_MAX_ATTEMPTS }, e.attempts, ctx.clock.now());
+      const last = next.giveUp;
+      await EMAILS.finish(deps.sql, [e.id], {
+        status: last ? "failed" : "queued",
+        lastError: String((err as Error)?.message ?? err).slice(0, 500),
+        ...(next.giveUp ? {} : { nextAttemptAt: next.at }),
       });
       out[last ? "failed" : "retried"]++;
     }

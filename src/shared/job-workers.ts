@@ -4,15 +4,20 @@
 // database's clock (now()), so every process agrees and a test's injected business clock does not age them.
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
+import { sql } from "kysely";
 import type { DbHandle } from "./context";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { DomainError } from "./errors";
 
 export const HEARTBEAT_MS = 20_000;
 export const WORKER_STALE_SECONDS = 60;
 
 export async function beat(db: DbHandle, workerId: string) {
-  await db.$executeRaw`INSERT INTO "JobWorker" ("id", "startedAt", "lastSeenAt") VALUES (${workerId}, now(), now())
-    ON CONFLICT ("id") DO UPDATE SET "lastSeenAt" = now()`;
+  await sqlInPrisma(db)
+    .insertInto("JobWorker")
+    .values({ id: workerId, startedAt: sql`now()`, lastSeenAt: sql`now()` })
+    .onConflict((oc) => oc.column("id").doUpdateSet({ lastSeenAt: sql`now()` }))
+    .execute();
 }
 
 /** Starts the heartbeat of this process's worker; the returned stop() removes it (a clean shutdown is seen at once). */
@@ -24,14 +29,19 @@ export async function startHeartbeat(prisma: PrismaClient, workerId = `${process
     workerId,
     stop: async () => {
       clearInterval(timer);
-      await prisma.$executeRaw`DELETE FROM "JobWorker" WHERE "id" = ${workerId}`.catch(() => {});
+      await sqlInPrisma(prisma).deleteFrom("JobWorker").where("id", "=", workerId).execute().catch(() => {});
     },
   };
 }
 
 export async function workerAlive(db: DbHandle): Promise<boolean> {
-  const rows = await db.$queryRaw<{ n: number }[]>`SELECT 1 AS n FROM "JobWorker" WHERE "lastSeenAt" > now() - make_interval(secs => ${WORKER_STALE_SECONDS}) LIMIT 1`;
-  return rows.length > 0;
+  const row = await sqlInPrisma(db)
+    .selectFrom("JobWorker")
+    .select("id")
+    .where("lastSeenAt", ">", sql<Date>`now() - make_interval(secs => ${WORKER_STALE_SECONDS})`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** 503 queue_unavailable unless a job worker is alive to run the work this request hands over. */

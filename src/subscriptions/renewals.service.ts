@@ -1,14 +1,14 @@
 // Renewals: the subscription-renewal job, manual renewals (POST /subscriptions/{id}/renew) and the wallet's retry.
 // A renewal holds a lease on the subscription row (leaseOwner/leaseUntil, claimed by a conditional UPDATE), so two
-// workers never charge one period twice; the subscription update that ends a renewal is a compare-and-set on that
-// lease. A decline walks the dunning ladder (DUNNING_SCHEDULE) to unpaid.
+// workers never charge one period twice (shared/work-queue.ts); the subscription update that ends a renewal is a
+// compare-and-set on that lease. A decline walks the dunning ladder (DUNNING_SCHEDULE) to unpaid.
 import { randomUUID } from "node:crypto";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
 import { requireScope } from "../shared/guards";
 import { Prisma } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError } from "../shared/errors";
+import { nextAttempt, WorkQueue } from "../shared/work-queue";
 import { cardConnector, chargeSubscription, type Connector } from "./charge";
 import { moveSubscription, type SubscriptionStatus } from "./subscription.machine";
 import { addInterval, findSubscription, subscriptionEvent, type SubscriptionCustomer, subscriptionRead } from "./subscriptions.service";
@@ -27,36 +27,43 @@ export async function renewalCard(ctx: Ctx, customerId: string): Promise<{ card:
   return { card: next, backup: Boolean(next && def) };
 }
 
+/**
+ * The renewal queue (shared/work-queue.ts): a renewal holds a lease on the subscription row (leaseOwner until
+ * leaseUntil) so two workers never charge one period twice; the claim also reads the customer's email.
+ */
+const SUBSCRIPTIONS = new WorkQueue({ table: "Subscription", lease: { until: "leaseUntil", owner: "leaseOwner" } });
+const COLUMNS = Object.values(Prisma.SubscriptionScalarFieldEnum);
+const withEmail = () => ({ _email: SUBSCRIPTIONS.eb.selectFrom("Customer").select("Customer.email").whereRef("Customer.id", "=", "Subscription.customerId").$asScalar() });
+
 /** Claims up to `limit` due auto-mode subscriptions for `owner` (rows locked by another claimer are skipped). */
 export async function claimDue(ctx: Ctx, owner: string, limit: number): Promise<Claimed[]> {
   const now = ctx.clock.now();
-  const until = new Date(now.getTime() + LEASE_MS);
-  return ctx.db.$queryRaw<Claimed[]>`
-    WITH due AS (
-      SELECT id FROM "Subscription"
-      WHERE mode = 'auto' AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now})
-        AND ((status IN ('active', 'trialing') AND "currentPeriodEnd" <= ${now}) OR (status = 'past_due' AND "nextRetryAt" <= ${now}))
-      ORDER BY "currentPeriodEnd"
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-    UPDATE "Subscription" s SET "leaseOwner" = ${owner}, "leaseUntil" = ${until}
-    FROM due WHERE s.id = due.id AND (s."leaseUntil" IS NULL OR s."leaseUntil" < ${now})
-    RETURNING ${columns(Prisma.SubscriptionScalarFieldEnum, "s")}, (SELECT email FROM "Customer" c WHERE c.id = s."customerId") AS "_email"`;
+  const rows = await SUBSCRIPTIONS.claim(ctx.sql, {
+    due: (eb) =>
+      eb.and([
+        eb("mode", "=", "auto"),
+        eb.or([eb.and([eb("status", "in", ["active", "trialing"]), eb("currentPeriodEnd", "<=", now)]), eb.and([eb("status", "=", "past_due"), eb("nextRetryAt", "<=", now)])]),
+      ]),
+    order: "currentPeriodEnd",
+    limit,
+    leaseMs: LEASE_MS,
+    now,
+    owner,
+    returning: COLUMNS,
+    also: withEmail(),
+  });
+  // the same values Prisma reads (db/sql-values.ts); Kysely types json as unknown where Prisma says JsonValue
+  return rows as Claimed[];
 }
 
 /** Claims one subscription's lease (any status in `statuses`); null when it is held or the status differs. */
 async function claimOne(ctx: Ctx, id: string, owner: string, statuses: string[]): Promise<Claimed | null> {
-  const now = ctx.clock.now();
-  const [row] = await ctx.db.$queryRaw<Claimed[]>`
-    UPDATE "Subscription" s SET "leaseOwner" = ${owner}, "leaseUntil" = ${new Date(now.getTime() + LEASE_MS)}
-    WHERE id = ${id}::uuid AND status IN (${Prisma.join(statuses)}) AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now})
-    RETURNING ${columns(Prisma.SubscriptionScalarFieldEnum, "s")}, (SELECT email FROM "Customer" c WHERE c.id = s."customerId") AS "_email"`;
-  return row ?? null;
+  const row = await SUBSCRIPTIONS.claimId(ctx.sql, id, { due: (eb) => eb("status", "in", statuses), leaseMs: LEASE_MS, now: ctx.clock.now(), owner, returning: COLUMNS, also: withEmail() });
+  return row as Claimed | null;
 }
 
 async function releaseLease(ctx: Ctx, id: string, owner: string) {
-  await ctx.db.subscription.updateMany({ where: { id, leaseOwner: owner }, data: { leaseOwner: null, leaseUntil: null } });
+  await SUBSCRIPTIONS.finish(ctx.sql, [id], {}, { owner });
 }
 
 export type RenewalResult = "renewed" | "declined" | "cancelled";
@@ -130,9 +137,11 @@ export async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connect
         }
         const failureCount = s.failureCount + 1;
         const rungs = tx.deps.config.DUNNING_SCHEDULE;
-        const unpaid = failureCount > rungs.length;
+        // the dunning ladder is the queue's retry schedule: a retry per rung, then unpaid
+        const retry = nextAttempt({ schedule: rungs, maxAttempts: rungs.length + 1 }, failureCount, tx.clock.now());
+        const unpaid = retry.giveUp;
         const to: SubscriptionStatus = unpaid ? "unpaid" : "past_due";
-        const nextRetryAt = unpaid ? null : new Date(tx.clock.now().getTime() + rungs[failureCount - 1]);
+        const nextRetryAt = retry.giveUp ? null : retry.at;
         const next = await moveSubscription(tx, s, to, { ...clearLease, failureCount, nextRetryAt }, system, outcome.reason, leaseHeld);
         const extra = { reason: outcome.reason, failureCount, nextRetryAt: nextRetryAt?.toISOString() ?? null, paymentId: outcome.payment?.id ?? null, paymentMethodId: card?.id ?? null };
         if (backup && card) await subscriptionEvent(tx, next, "subscription.backup_pm_used", { paymentMethodId: card.id }, customer);

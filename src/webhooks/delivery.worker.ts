@@ -8,6 +8,10 @@ import { openSecret } from "../shared/secrets";
 import { SIGNING_SECRET_PURPOSE } from "./endpoints.service";
 import { afterDeliveryOutcomes, notifyInstallAlert } from "../extensions/install-health.service";
 import { signatureHeader } from "./signature";
+import { type Claimed as ClaimedRow, nextAttempt, WorkQueue } from "../shared/work-queue";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
+import type { Sql } from "../db/sql";
+import type { Tx } from "../shared/context";
 import { assertPublicLiteral, blockedAddressOf, guardedLookup, systemResolver } from "./url-policy";
 
 export interface WorkerOptions {
@@ -21,8 +25,11 @@ export interface WorkerOptions {
   lanes?: number;
 }
 
-type Claimed = { id: string; endpointId: string; eventId: string; attempts: number };
-type Outcome = { d: Claimed; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date; eventType?: string; eventData?: unknown };
+/** The delivery queue: a claim leases rows until "lockedUntil" and counts the attempt (shared/work-queue.ts). */
+const DELIVERIES = new WorkQueue({ table: "WebhookDelivery", lease: { until: "lockedUntil" }, attempts: "attempts" });
+const CLAIMED = ["id", "endpointId", "eventId", "attempts"] as const;
+type Claimed = ClaimedRow<"WebhookDelivery", (typeof CLAIMED)[number]>;
+type Outcome = { d: Claimed; dead?: boolean; ok: boolean; statusCode: number | null; error: string | null; excerpt: string | null; ms: number; at: Date; eventType?: string; eventData?: unknown };
 
 const EXCERPT = 500;
 
@@ -123,17 +130,14 @@ export class DeliveryWorker {
   async pass(): Promise<number> {
     const { prisma, clock } = this.deps;
     const now = clock.now();
-    const claimed = await prisma.$queryRaw<Claimed[]>`
-      WITH due AS (
-        SELECT id FROM "WebhookDelivery"
-        WHERE status IN ('pending', 'retrying') AND "nextAttemptAt" <= ${now}
-          AND ("lockedUntil" IS NULL OR "lockedUntil" <= ${now})
-        ORDER BY "nextAttemptAt"
-        LIMIT ${this.o.batchSize}
-        FOR UPDATE SKIP LOCKED)
-      UPDATE "WebhookDelivery" d SET "lockedUntil" = ${new Date(now.getTime() + this.o.leaseMs)}, attempts = d.attempts + 1
-      FROM due WHERE d.id = due.id
-      RETURNING d.id, d."endpointId", d."eventId", d.attempts`;
+    const claimed = await DELIVERIES.claim(this.deps.sql, {
+      due: (eb) => eb.and([eb("status", "in", ["pending", "retrying"]), eb("nextAttemptAt", "<=", now)]),
+      order: "nextAttemptAt",
+      limit: this.o.batchSize,
+      leaseMs: this.o.leaseMs,
+      now,
+      returning: CLAIMED,
+    });
     if (claimed.length === 0) return 0;
 
     const [events, endpoints] = await Promise.all([
@@ -200,40 +204,31 @@ export class DeliveryWorker {
 
   private async record(outcomes: Outcome[]) {
     const { prisma, clock, config } = this.deps;
-    const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+    const retry = { schedule: config.WEBHOOK_RETRY_SCHEDULE, maxAttempts: this.o.maxAttempts };
     const now = clock.now();
     const ok = outcomes.filter((o) => o.ok);
     await prisma.$transaction(async (tx) => {
+      const sql = sqlInPrisma(tx);
       await tx.webhookDeliveryAttempt.createMany({
         data: outcomes.map((o) => ({ deliveryId: o.d.id, number: o.d.attempts, statusCode: o.statusCode, error: o.error, responseExcerpt: o.excerpt, durationMs: o.ms, at: o.at })),
       });
-      if (ok.length) {
-        await tx.webhookDelivery.updateMany({
-          where: { id: { in: ok.map((o) => o.d.id) } },
-          data: { status: "succeeded", succeededAt: now, lastAttemptAt: now, lockedUntil: null, lastError: null },
-        });
-        // lastStatusCode differs per row only in the 2xx range; keep the common case to one statement
-        for (const code of new Set(ok.map((o) => o.statusCode))) {
-          await tx.webhookDelivery.updateMany({ where: { id: { in: ok.filter((o) => o.statusCode === code).map((o) => o.d.id) } }, data: { lastStatusCode: code } });
-        }
+      // lastStatusCode differs per row only in the 2xx range; keep the common case to one statement
+      for (const code of new Set(ok.map((o) => o.statusCode))) {
+        const ids = ok.filter((o) => o.statusCode === code).map((o) => o.d.id);
+        await DELIVERIES.finish(sql, ids, { status: "succeeded", succeededAt: now, lastAttemptAt: now, lastError: null, lastStatusCode: code });
       }
       for (const o of outcomes.filter((x) => !x.ok)) {
-        const inactive = o.error === "endpoint_inactive";
-        const dead = inactive || o.d.attempts >= this.o.maxAttempts;
-        const delay = schedule[Math.min(o.d.attempts - 1, schedule.length - 1)];
-        await tx.webhookDelivery.update({
-          where: { id: o.d.id },
-          data: {
-            status: dead ? "dead_letter" : "retrying",
-            nextAttemptAt: dead ? undefined : new Date(now.getTime() + delay),
-            lockedUntil: null,
-            lastAttemptAt: now,
-            lastStatusCode: o.statusCode,
-            lastError: o.error,
-          },
+        const next = o.error === "endpoint_inactive" ? ({ giveUp: true } as const) : nextAttempt(retry, o.d.attempts, now);
+        o.dead = next.giveUp;
+        await DELIVERIES.finish(sql, [o.d.id], {
+          status: next.giveUp ? "dead_letter" : "retrying",
+          ...(next.giveUp ? {} : { nextAttemptAt: next.at }),
+          lastAttemptAt: now,
+          lastStatusCode: o.statusCode,
+          lastError: o.error,
         });
       }
-      await this.trackAuthFailures(tx, outcomes);
+      await this.trackAuthFailures(tx, sql, outcomes);
       // extension installs: failed probes reported, repeated dead letters suspend (extensions/install-health.service.ts)
       await afterDeliveryOutcomes(
         this.deps,
@@ -241,7 +236,7 @@ export class DeliveryWorker {
         outcomes.map((o) => ({
           endpointId: o.d.endpointId,
           ok: o.ok,
-          dead: !o.ok && (o.error === "endpoint_inactive" || o.d.attempts >= this.o.maxAttempts),
+          dead: o.dead ?? false,
           statusCode: o.statusCode,
           eventType: o.eventType ?? "",
           eventData: o.eventData,
@@ -253,7 +248,7 @@ export class DeliveryWorker {
   }
 
   /** Three consecutive 401/403 answers from one endpoint raise one alert per streak; any other answer ends it. */
-  private async trackAuthFailures(tx: any, outcomes: Outcome[]) {
+  private async trackAuthFailures(tx: Tx, sql: Sql, outcomes: Outcome[]) {
     const byEndpoint = new Map<string, Outcome[]>();
     for (const o of outcomes) {
       if (o.error === "endpoint_inactive") continue;
@@ -268,7 +263,7 @@ export class DeliveryWorker {
       }
       // Two batches may finish at once for one endpoint: lock its row so each reads the streak the other wrote,
       // otherwise both count to three from the same start and raise two alerts for one streak.
-      await tx.$executeRaw`SELECT 1 FROM "WebhookEndpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
+      await sql.selectFrom("WebhookEndpoint").select("id").where("id", "=", endpointId).forUpdate().execute();
       const ep = await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId }, select: { authFailureStreak: true, alertRaisedForStreak: true } });
       let streak = ep.authFailureStreak;
       let raised = ep.alertRaisedForStreak;
@@ -285,7 +280,7 @@ export class DeliveryWorker {
               take: 3,
               select: { statusCode: true },
             });
-            await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: last.map((a: { statusCode: number | null }) => a.statusCode).reverse() } });
+            await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: last.flatMap((a) => (a.statusCode === null ? [] : [a.statusCode])).reverse() } });
             // an extension install's endpoint: the application's admins and the extension's publisher hear of it
             await notifyInstallAlert(this.deps, tx, endpointId, "it answered 401 or 403 three times in a row (a wrong signing secret?). Deliveries keep retrying; fetch the current secret and verify again.");
             raised = true;
