@@ -6,7 +6,7 @@ import type { CheckoutSession, Payment } from "../generated/prisma/client";
 import { insertSelect } from "../db/insert-select";
 import { writingOutbox } from "../events/outbox";
 import { PAYMENT_COLUMNS } from "../payments/payment.machine";
-import { cartView } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
 import { announce, type NewEvent, newEvent, outboxOf, recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { assertMoved, type OrderMove, writingOrderMoves } from "../orders/order.machine";
