@@ -6,7 +6,7 @@
 // values reach PostgreSQL as one jsonb parameter read by `jsonb_populate_recordset(NULL::"Table", …)`, so each value
 // takes its column's own type (no hand-kept casts or column-definition lists). `set` holds SQL expressions for the
 // columns computed in the statement (an id from another CTE, gen_random_uuid()).
-import { type AliasedExpression, type Expression, type Insertable, type InsertQueryBuilder, type InsertResult, type QueryCreator, type SqlBool, sql } from "kysely";
+import { type AliasedExpression, type Expression, expressionBuilder, type Insertable, type InsertQueryBuilder, type InsertResult, type QueryCreator, type SqlBool, sql } from "kysely";
 import type { DB } from "../generated/kysely/types";
 
 export type Table = keyof DB & string;
@@ -45,7 +45,8 @@ export function insertSelect<T extends Table, S extends Computed<T> = Record<nev
   const json = JSON.stringify(rows);
   const ordinality = spec.ordered && rows.length > 1 ? sql` WITH ORDINALITY` : sql``;
   const recs = sql`jsonb_populate_recordset(NULL::${sql.table(table)}, ${json}::jsonb)${ordinality}`.as("r");
-  let select = qc.selectFrom([...(spec.data === null ? [] : [recs]), ...(spec.from ?? [])] as any).select([
+  // the SELECT is built apart from `qc`, whose CTEs belong to the statement, not to its INSERT's source
+  let select = expressionBuilder<any, never>().selectFrom([...(spec.data === null ? [] : [recs]), ...(spec.from ?? [])] as any).select([
     ...plain.map((c) => sql.ref(`r.${c}`).as(c)),
     ...Object.entries(set).map(([c, e]) => sql`${e}`.as(c)),
   ] as any);
