@@ -45,7 +45,7 @@ export async function resolveSessionCustomer(tx: Ctx, t: EventTenant, c: Session
     if (!row) throw errors.notFound("Customer");
   } else if (ext) {
     const key = `customer-ext:${t.applicationId}:${t.environmentId}:${ext}`;
-    await tx.sql.selectNoFrom(sql<number>`pg_advisory_xact_lock(hashtext(${key}))`.as("locked")).execute();
+    await tx.sql.selectNoFrom(sql<number>`(SELECT 1 FROM pg_advisory_xact_lock(hashtext(${key})))`.as("locked")).execute();
     const byExt = () => tx.db.customer.findFirst({ where: { ...tenant, externalId: ext } });
     const byEmail = () => (email ? tx.db.customer.findFirst({ where: { ...tenant, email } }) : Promise.resolve(null));
     row = (await byExt()) ?? (await byEmail());
