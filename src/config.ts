@@ -1,6 +1,14 @@
 // Every setting, typed and validated once at start. No other module reads process.env.
 import { z } from "zod";
-import type { RetrySchedule } from "./shared/work-queue";
+
+/** A retry schedule (shared/work-queue.ts): a list of waits, or exponential with a cap and jitter. */
+export type RetrySchedule = readonly number[] | Exponential;
+export interface Exponential {
+  baseMs: number;
+  capMs: number;
+  /** 0..1: each wait is shortened by a random part of up to this fraction, so retries of one burst spread out */
+  jitter?: number;
+}
 
 const durationList = z
   .string()

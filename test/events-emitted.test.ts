@@ -14,12 +14,12 @@ function files(dir: string): string[] {
   });
 }
 
-/** The type literals passed to recordEvent / paymentEvent / subscriptionEvent / sendToEndpoint: the call's first line names them in this code base. */
+/** The type literals passed to recordEvent / newEvent / paymentEvent / subscriptionEvent / sendToEndpoint: the call's first line names them in this code base. */
 function recordedTypes(): Set<string> {
   const found = new Set<string>();
   for (const file of files(SRC)) {
     for (const line of readFileSync(file, "utf8").split("\n")) {
-      if (!/\b(recordEvent|paymentEvent|subscriptionEvent|sendToEndpoint)\(/.test(line) || /function (recordEvent|paymentEvent|subscriptionEvent|sendToEndpoint)/.test(line)) continue;
+      if (!/\b(recordEvent|newEvent|paymentEvent|subscriptionEvent|sendToEndpoint)\(/.test(line) || /function (recordEvent|newEvent|paymentEvent|subscriptionEvent|sendToEndpoint)/.test(line)) continue;
       for (const m of line.matchAll(/"([a-z_]+\.[a-z_.]+)"/g)) found.add(m[1]);
     }
   }

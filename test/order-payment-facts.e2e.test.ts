@@ -3,7 +3,8 @@
 // payments read from the table and the moved one as the move wrote it. On PGlite and on PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { startWithSandbox, type TestApp } from "./helpers/app";
-import { Prisma } from "../src/generated/prisma/client";
+import { sql } from "kysely";
+import type { Sql } from "../src/db/sql";
 import { movePaymentReadingOrder } from "../src/payments/payment.machine";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "../src/orders/payment-facts";
 import { makeCtx, withTx } from "../src/shared/context";
@@ -31,8 +32,7 @@ async function orderWith(payments: { status: string; amount: number; capturedAmo
 }
 
 const sorted = (f: OrderPaymentFacts | null) => f && { ...f, payments: [...f.payments].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) };
-const readAfter = async (db: typeof t.deps.prisma, orderId: string) =>
-  (await db.$queryRaw<{ facts: OrderPaymentFacts | null }[]>(Prisma.sql`SELECT ${orderPaymentFactsJson(Prisma.sql`${orderId}::uuid`)} AS facts`))[0].facts;
+const readAfter = async (db: Sql, orderId: string) => (await sql<{ facts: OrderPaymentFacts | null }>`SELECT ${orderPaymentFactsJson(sql<string>`${orderId}::uuid`)} AS facts`.execute(db)).rows[0].facts;
 
 test("the facts a capture reads with its move equal a read of the order after it: other payments from the table, the moved one as written", async () => {
   const { order, payments } = await orderWith(
@@ -48,7 +48,7 @@ test("the facts a capture reads with its move equal a read of the order after it
     const moved = await movePaymentReadingOrder(tx, payments[2], "captured", { authorizedAmount: 6000, capturedAmount: 6000 }, [
       { type: "capture", status: "succeeded", amount: 6000, currency: "USD", processorReference: null, createdAt: tx.clock.now() },
     ]);
-    return { moved, after: await readAfter(tx.db as typeof t.deps.prisma, order.id) };
+    return { moved, after: await readAfter(tx.sql, order.id) };
   });
   expect(moved.payment).toMatchObject({ id: payments[2].id, status: "captured", capturedAmount: 6000 });
   expect(sorted(moved.order)).toEqual(sorted(after));
@@ -75,7 +75,7 @@ test("an order that ships, and a payment with no order (null facts)", async () =
       { type: "authorization", status: "succeeded", amount: 9000, currency: "USD", processorReference: null, createdAt: tx.clock.now() },
     ]),
   );
-  expect(moved.order).toEqual(await readAfter(t.deps.prisma, order.id));
+  expect(moved.order).toEqual(await readAfter(t.deps.sql, order.id));
   expect(moved.order).toMatchObject({ needsShipping: true, payments: [{ status: "authorized", capturedAmount: 0 }] });
 
   const loose = await t.deps.prisma.payment.create({ data: { ...tenant, method: "card", processor: "test", currency: "USD", amount: 100, status: "pending" } });

@@ -3,11 +3,14 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type CartLineItem, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
-import { outboxIf, principalEventTenant, recordEvent } from "../events/events.service";
+import { type SqlBool, sql } from "kysely";
+import { insertSelect } from "../db/insert-select";
+import type { DB } from "../db/sql";
+import { announce, newEvent, outboxOf, principalEventTenant, recordEvent } from "../events/events.service";
+import { writingOutbox } from "../events/outbox";
 import { requireScope, requireTenant } from "../shared/guards";
 import { metadataSchema } from "../shared/address";
-import { type Ctx, withStatement, withTx } from "../shared/context";
+import { type Ctx, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";
 import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
@@ -98,12 +101,12 @@ async function findItem(ctx: Ctx, cartId: string, id: string): Promise<CartLineI
 }
 
 /**
- * POST /carts/{id}/items in one statement and no transaction (withStatement): it locks the cart row (404, or 409 for
- * a cart that is not open), reads its lines' sums after the lock with a fresh snapshot (cart_line_sums, so a line
- * committed by a concurrent add while this one waited is counted), and inserts the line only while the cart holds
- * fewer than MAX_LINE_ITEMS and its totals stay within MAX_AMOUNT; the cart's updatedAt and the cart.item_added event
- * (outboxIf: only if the line was inserted) are written with it. When nothing was inserted, the reason comes back with
- * the row and is reported as before: the same error, in the same words.
+ * POST /carts/{id}/items in one statement and no transaction: it locks the cart row (404, or 409 for a cart that is
+ * not open), reads its lines' sums after the lock with a fresh snapshot (cart_line_sums, so a line committed by a
+ * concurrent add while this one waited is counted), and inserts the line only while the cart holds fewer than
+ * MAX_LINE_ITEMS and its totals stay within MAX_AMOUNT; the cart's updatedAt and the cart.item_added event (its outbox
+ * CTEs, written only if the line was inserted) are written by the same statement. When nothing was inserted, the
+ * reason comes back with the row and is reported as before: the same error, in the same words.
  */
 export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   requireScope(ctx, "carts:write");
@@ -111,59 +114,94 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   checkLineAmounts(input);
   const t = tenantIds(ctx);
   if (!isUuid(cartId)) throw cartErrors.notFound();
-  return withStatement(ctx, async (c) => {
-    // An unresolvable image is reported after the cart's own 404 or 409, as when the lock came first (a read: no
-    // transaction here would undo a write).
-    const imageUrl = input.imageUrl ? await resolveImageUrl(c, t.applicationId, input.imageUrl).catch(async (e) => {
-      await assertCartEditable(c, t, cartId);
-      throw e;
-    }) : null;
-    const id = randomUUID();
-    await recordEvent(c, principalEventTenant(c), "cart.item_added", {
-      cartId,
-      lineItemId: id,
-      type: input.type,
-      referenceId: input.referenceId ?? null,
-      quantity: input.quantity,
-      unitPrice: input.unitPrice,
-    });
-    const gross = input.unitPrice * input.quantity;
-    const [row] = await c.db.$queryRaw<(CartLineItem & { _status: string | null; _before: { n: number; subtotal: number; discount: number; tax: number } | null; _selectedShipping: unknown; _taxLines: unknown })[]>(Prisma.sql`
-      WITH lock AS (
-        SELECT id, status, "selectedShipping", "taxLines",
-               COALESCE(("selectedShipping" ->> 'rateAmount')::float8, 0) AS shipping,
-               CASE WHEN jsonb_typeof("taxLines") = 'array' THEN (SELECT COALESCE(SUM((e ->> 'amount')::float8), 0) FROM jsonb_array_elements("taxLines") e) ELSE 0 END AS "taxLinesTotal"
-        FROM "Cart" WHERE id = ${cartId}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid
-        FOR UPDATE
-      ), cur AS (
-        SELECT s.n, s.subtotal, s.discount, s.tax FROM lock, LATERAL cart_line_sums(lock.id) AS s
-      ), ins AS (
-        INSERT INTO "CartLineItem" (id, "cartId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount",
-                                    "imageUrl", "requiresShipping", metadata, "createdAt")
-        SELECT ${id}::uuid, lock.id, ${input.type}, ${input.referenceId ?? null}, ${input.name}, ${input.description ?? null},
-               ${input.unitPrice}::int, ${input.quantity}::int, ${input.taxAmount}::int, ${input.discountAmount}::int, ${imageUrl},
-               ${input.requiresShipping ?? input.type !== "service"}, ${JSON.stringify(input.metadata ?? {})}::jsonb, clock_timestamp()
-        FROM lock, cur
-        WHERE lock.status = ANY (${[...EDITABLE_STATUSES]}::text[]) AND cur.n < ${MAX_LINE_ITEMS}
-          AND cur.subtotal + ${gross}::float8 <= ${MAX_AMOUNT}
-          AND cur.tax + ${input.taxAmount}::float8 + lock."taxLinesTotal" <= ${MAX_AMOUNT}
-          AND cur.subtotal + ${gross}::float8 - cur.discount - ${input.discountAmount}::float8 + lock.shipping + cur.tax + ${input.taxAmount}::float8 + lock."taxLinesTotal" <= ${MAX_AMOUNT}
-        RETURNING ${columns(Prisma.CartLineItemScalarFieldEnum)}
-      ), touch AS (
-        UPDATE "Cart" SET "updatedAt" = ${c.clock.now()} WHERE id = (SELECT "cartId" FROM ins)
-      )${outboxIf(c, Prisma.sql`EXISTS (SELECT 1 FROM ins)`)}
-      SELECT ${columns(Prisma.CartLineItemScalarFieldEnum, "ins")}, (SELECT status FROM lock) AS "_status", (SELECT row_to_json(cur) FROM cur) AS "_before",
-             (SELECT "selectedShipping" FROM lock) AS "_selectedShipping", (SELECT "taxLines" FROM lock) AS "_taxLines"
-      FROM (SELECT 1) AS one LEFT JOIN ins ON true`);
-    const { _status, _before: before, _selectedShipping, _taxLines, ...item } = row;
-    if (item.id) return item as CartLineItem;
-    if (_status === null) throw cartErrors.notFound();
-    if (!(EDITABLE_STATUSES as readonly string[]).includes(_status)) throw cartErrors.notEditable(_status);
-    if (before!.n >= MAX_LINE_ITEMS) throw errors.validation([{ path: ["lineItems"], message: `A cart holds at most ${MAX_LINE_ITEMS} line items` }]);
-    assertCartFits(before!.subtotal + gross, before!.discount + input.discountAmount, before!.tax + input.taxAmount, _selectedShipping, _taxLines);
-    throw new Error("the line was not inserted, for no reason the statement reported");
+  // An unresolvable image is reported after the cart's own 404 or 409, as when the lock came first (a read: nothing
+  // is written before the statement).
+  const imageUrl = input.imageUrl ? await resolveImageUrl(ctx, t.applicationId, input.imageUrl).catch(async (e) => {
+    await assertCartEditable(ctx, t, cartId);
+    throw e;
+  }) : null;
+  const id = randomUUID();
+  const added = newEvent(ctx, principalEventTenant(ctx), "cart.item_added", {
+    cartId,
+    lineItemId: id,
+    type: input.type,
+    referenceId: input.referenceId ?? null,
+    quantity: input.quantity,
+    unitPrice: input.unitPrice,
   });
+  const gross = input.unitPrice * input.quantity;
+  const ref = sql.ref;
+  const fits = sql<SqlBool>`${ref("lock.status")} = ANY (${[...EDITABLE_STATUSES]}::text[]) AND ${ref("cur.n")} < ${MAX_LINE_ITEMS}
+    AND ${ref("cur.subtotal")} + ${gross}::float8 <= ${MAX_AMOUNT}
+    AND ${ref("cur.tax")} + ${input.taxAmount}::float8 + ${ref("lock.taxLinesTotal")} <= ${MAX_AMOUNT}
+    AND ${ref("cur.subtotal")} + ${gross}::float8 - ${ref("cur.discount")} - ${input.discountAmount}::float8 + ${ref("lock.shipping")} + ${ref("cur.tax")} + ${input.taxAmount}::float8 + ${ref("lock.taxLinesTotal")} <= ${MAX_AMOUNT}`;
+  const statement = ctx.sql
+    .with("lock", (db) =>
+      db
+        .selectFrom("Cart")
+        .select((eb) => [
+          "id",
+          "status",
+          "selectedShipping",
+          "taxLines",
+          sql<number>`COALESCE((${eb.ref("selectedShipping")} ->> 'rateAmount')::float8, 0)`.as("shipping"),
+          sql<number>`CASE WHEN jsonb_typeof(${eb.ref("taxLines")}) = 'array' THEN (SELECT COALESCE(SUM((e ->> 'amount')::float8), 0) FROM jsonb_array_elements(${eb.ref("taxLines")}) e) ELSE 0 END`.as("taxLinesTotal"),
+        ])
+        .where("id", "=", cartId)
+        .where("applicationId", "=", t.applicationId)
+        .where("environmentId", "=", t.environmentId)
+        .forUpdate(),
+    )
+    .with("cur", (db) =>
+      db.selectFrom(["lock", sql<{ n: number; subtotal: number; discount: number; tax: number }>`LATERAL cart_line_sums(${ref("lock.id")})`.as("s")]).select(["s.n", "s.subtotal", "s.discount", "s.tax"]),
+    )
+    .with("ins", (db) =>
+      insertSelect(db, "CartLineItem", {
+        data: {
+          id,
+          type: input.type,
+          referenceId: input.referenceId ?? null,
+          name: input.name,
+          description: input.description ?? null,
+          unitPrice: input.unitPrice,
+          quantity: input.quantity,
+          taxAmount: input.taxAmount,
+          discountAmount: input.discountAmount,
+          imageUrl,
+          requiresShipping: input.requiresShipping ?? input.type !== "service",
+          metadata: input.metadata ?? {},
+        },
+        set: { cartId: ref("lock.id"), createdAt: sql`clock_timestamp()` },
+        from: ["lock", "cur"],
+        where: fits,
+      }).returning(LINE_COLUMNS),
+    )
+    .with("touch", (db) => db.updateTable("Cart").set({ updatedAt: ctx.clock.now() }).where("id", "=", (eb) => eb.selectFrom("ins").select("ins.cartId")).returning("id"));
+  const row = await writingOutbox(statement, outboxOf(ctx, [added]), sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table("ins")})`)
+    .selectFrom(sql`(SELECT 1)`.as("one"))
+    .leftJoin("ins", (j) => j.onTrue())
+    .select(LINE_COLUMNS.map((c) => `ins.${c}` as const))
+    .select((eb) => [
+      eb.selectFrom("lock").select("lock.status").as("_status"),
+      eb.selectFrom("cur").select(sql<{ n: number; subtotal: number; discount: number; tax: number }>`row_to_json(cur)`.as("b")).as("_before"),
+      eb.selectFrom("lock").select("lock.selectedShipping").as("_selectedShipping"),
+      eb.selectFrom("lock").select("lock.taxLines").as("_taxLines"),
+    ])
+    .executeTakeFirstOrThrow();
+  const { _status, _before: before, _selectedShipping, _taxLines, ...item } = row;
+  if (item.id) {
+    announce(ctx, [added]);
+    return item as unknown as CartLineItem;
+  }
+  if (_status === null) throw cartErrors.notFound();
+  if (!(EDITABLE_STATUSES as readonly string[]).includes(_status)) throw cartErrors.notEditable(_status);
+  if (before!.n >= MAX_LINE_ITEMS) throw errors.validation([{ path: ["lineItems"], message: `A cart holds at most ${MAX_LINE_ITEMS} line items` }]);
+  assertCartFits(before!.subtotal + gross, before!.discount + input.discountAmount, before!.tax + input.taxAmount, _selectedShipping, _taxLines);
+  throw new Error("the line was not inserted, for no reason the statement reported");
 }
+
+/** Every column of a cart line row, named (no `*`: src/db/prepared.ts). */
+const LINE_COLUMNS = Object.values(Prisma.CartLineItemScalarFieldEnum) as (keyof DB["CartLineItem"] & string)[];
 
 export async function updateLineItem(ctx: Ctx, cartId: string, id: string, body: unknown) {
   requireScope(ctx, "carts:write");

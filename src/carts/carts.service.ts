@@ -3,13 +3,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import { type Expression, expressionBuilder, type RawBuilder, sql } from "kysely";
+import type { DB } from "../db/sql";
 import { findCustomer } from "../customers/customers.service";
 import { emailSchema } from "../shared/email";
-import { principalEventTenant, recordEvent, withOutbox } from "../events/events.service";
+import { announce, newEvent, outboxOf, principalEventTenant, recordEvent } from "../events/events.service";
+import { writingOutbox } from "../events/outbox";
 import { requireScope, requireTenant } from "../shared/guards";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
-import { type Ctx, withStatement, withTx } from "../shared/context";
+import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { amount, assertSumsFit, currencyCode, sum } from "../shared/money";
 import { cartErrors } from "./carts.errors";
@@ -119,25 +121,36 @@ export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise
 export async function findCart(ctx: Ctx, tenant: TenantIds, id: string, opts: { connectorKinds: true }): Promise<(CartWithItems & { connectorKinds: string[] }) | null>;
 export async function findCart(ctx: Ctx, tenant: TenantIds, id: string, opts: { connectorKinds?: boolean } = {}): Promise<CartWithItems | null> {
   if (!isUuid(id)) return null;
-  // connectorKinds: the kinds of the tenant's active payment connections, for checkout session creation (in the same
-  // statement, so that creating a session reads once)
-  const kinds = opts.connectorKinds
-    ? Prisma.sql`, ARRAY(SELECT DISTINCT k.kind FROM "Connector" k WHERE k."applicationId" = c."applicationId" AND k."environmentId" = c."environmentId" AND k.status = 'active') AS "connectorKinds"`
-    : Prisma.empty;
-  const [row] = await ctx.db.$queryRaw<(Cart & { lineItems: unknown[]; customer: { id: string; email: string | null } | null })[]>`
-    SELECT ${columns(Prisma.CartScalarFieldEnum, "c")},
-      CASE WHEN cu.id IS NULL THEN NULL ELSE json_build_object('id', cu.id, 'email', cu.email) END AS customer,
-      ${cartLinesJson(Prisma.sql`c.id`)} AS "lineItems"${kinds}
-    FROM "Cart" c
-    LEFT JOIN "Customer" cu ON cu.id = c."customerId" AND cu."applicationId" = c."applicationId" AND cu."environmentId" = c."environmentId"
-    WHERE c.id = ${id}::uuid AND c."applicationId" = ${tenant.applicationId}::uuid AND c."environmentId" = ${tenant.environmentId}::uuid`;
+  const row = await ctx.sql
+    .selectFrom("Cart as c")
+    .leftJoin("Customer as cu", (j) => j.onRef("cu.id", "=", "c.customerId").onRef("cu.applicationId", "=", "c.applicationId").onRef("cu.environmentId", "=", "c.environmentId"))
+    .select(CART_COLUMNS.map((k) => `c.${k}` as const))
+    .select((eb) => [
+      eb.case().when("cu.id", "is", null).then(null).else(eb.fn<{ id: string; email: string | null }>("json_build_object", [sql.lit("id"), "cu.id", sql.lit("email"), "cu.email"])).end().as("customer"),
+      cartLinesJson(eb.ref("c.id")).as("lineItems"),
+    ])
+    // connectorKinds: the kinds of the tenant's active payment connections, for checkout session creation (in the same
+    // statement, so that creating a session reads once)
+    .$if(Boolean(opts.connectorKinds), (q) =>
+      q.select((eb) =>
+        sql<string[]>`ARRAY(${eb.selectFrom("Connector as k").select("k.kind").distinct().whereRef("k.applicationId", "=", "c.applicationId").whereRef("k.environmentId", "=", "c.environmentId").where("k.status", "=", "active")})`.as("connectorKinds"),
+      ),
+    )
+    .where("c.id", "=", id)
+    .where("c.applicationId", "=", tenant.applicationId)
+    .where("c.environmentId", "=", tenant.environmentId)
+    .executeTakeFirst();
   if (!row) return null;
-  return { ...row, lineItems: shapeCartLines(row.lineItems) };
+  return { ...(row as unknown as Cart), lineItems: shapeCartLines(row.lineItems), customer: row.customer } as CartWithItems;
 }
 
+/** Every column of a cart row, named (no `*`: src/db/prepared.ts). */
+export const CART_COLUMNS = Object.values(Prisma.CartScalarFieldEnum) as (keyof DB["Cart"] & string)[];
+
 /** A cart's lines as one JSON array, oldest first (the order of every cart read). */
-export function cartLinesJson(cartId: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(SELECT coalesce(json_agg(l ORDER BY l."createdAt", l.id), '[]'::json) FROM "CartLineItem" l WHERE l."cartId" = ${cartId})`;
+export function cartLinesJson(cartId: Expression<string>): RawBuilder<unknown[]> {
+  const l = expressionBuilder<{ l: DB["CartLineItem"] }, "l">();
+  return sql<unknown[]>`(SELECT coalesce(json_agg(l ORDER BY ${l.ref("l.createdAt")}, ${l.ref("l.id")}), '[]'::json) FROM ${sql.table("CartLineItem")} l WHERE ${l.ref("l.cartId")} = ${cartId})`;
 }
 
 /** json_agg carries a timestamp as text: back to a Date, as Prisma returns it. */
@@ -152,12 +165,19 @@ export function assertTotalsFit(totals: CartTotals) {
 
 /** After a line changes (inside its transaction): the cart's totals, summed in SQL, must still fit. */
 export async function assertCartTotalsFit(ctx: Ctx, cartId: string) {
-  const [row] = await ctx.db.$queryRaw<{ subtotal: bigint; discount: bigint; tax: bigint; selectedShipping: unknown; taxLines: unknown }[]>`
-    SELECT COALESCE(SUM(l."unitPrice"::bigint * l.quantity), 0) AS subtotal, COALESCE(SUM(l."discountAmount"), 0)::bigint AS discount,
-           COALESCE(SUM(l."taxAmount"), 0)::bigint AS tax, c."selectedShipping", c."taxLines"
-    FROM "Cart" c LEFT JOIN "CartLineItem" l ON l."cartId" = c.id
-    WHERE c.id = ${cartId}::uuid
-    GROUP BY c.id`;
+  const row = await ctx.sql
+    .selectFrom("Cart as c")
+    .leftJoin("CartLineItem as l", "l.cartId", "c.id")
+    .select((eb) => [
+      sql<number>`COALESCE(SUM(${eb.ref("l.unitPrice")}::bigint * ${eb.ref("l.quantity")}), 0)`.as("subtotal"),
+      sql<number>`COALESCE(SUM(${eb.ref("l.discountAmount")}), 0)::bigint`.as("discount"),
+      sql<number>`COALESCE(SUM(${eb.ref("l.taxAmount")}), 0)::bigint`.as("tax"),
+      "c.selectedShipping",
+      "c.taxLines",
+    ])
+    .where("c.id", "=", cartId)
+    .groupBy("c.id")
+    .executeTakeFirst();
   if (!row) return;
   assertCartFits(Number(row.subtotal), Number(row.discount), Number(row.tax), row.selectedShipping, row.taxLines);
 }
@@ -219,21 +239,20 @@ export async function createCart(ctx: Ctx, body: unknown) {
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   const applicationCurrency = p.application!.currency;
   if (input.currency && input.currency !== applicationCurrency) throw cartErrors.currencyMismatch(input.currency, applicationCurrency);
-  // One statement, no transaction (withStatement): the cart and its cart.created event (withOutbox).
-  return withStatement(ctx, async (c): Promise<CartWithItems> => {
-    const customer = input.customerId ? await requireCustomer(c, t, input.customerId) : null;
-    const id = randomUUID();
-    const at = c.clock.now();
-    const customerEmail = input.customerEmail ?? null;
-    await recordEvent(c, principalEventTenant(c), "cart.created", { cartId: id, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail });
-    const [cart] = await c.db.$queryRaw<Cart[]>(withOutbox(c, Prisma.sql`
-      INSERT INTO "Cart" (id, "applicationId", "environmentId", currency, "customerId", "customerEmail", metadata, "createdAt", "updatedAt")
-      VALUES (${id}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, ${applicationCurrency}, ${input.customerId ?? null}::uuid, ${customerEmail},
-        ${JSON.stringify(input.metadata ?? {})}::jsonb, ${at}, ${at})
-      RETURNING ${columns(Prisma.CartScalarFieldEnum)}`));
-    // A new cart has no lines: what was written is what a read would return (no read-back).
-    return { ...cart, lineItems: [], customer: customer && { id: customer.id, email: customer.email } };
-  });
+  // One statement, no transaction: the cart and its cart.created event (writingOutbox); announced once written.
+  const customer = input.customerId ? await requireCustomer(ctx, t, input.customerId) : null;
+  const id = randomUUID();
+  const at = ctx.clock.now();
+  const customerEmail = input.customerEmail ?? null;
+  const created = newEvent(ctx, principalEventTenant(ctx), "cart.created", { cartId: id, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail });
+  const cart = await writingOutbox(ctx.sql, outboxOf(ctx, [created]))
+    .insertInto("Cart")
+    .values({ id, applicationId: t.applicationId, environmentId: t.environmentId, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail, metadata: JSON.stringify(input.metadata ?? {}), createdAt: at, updatedAt: at })
+    .returning(CART_COLUMNS)
+    .executeTakeFirstOrThrow();
+  announce(ctx, [created]);
+  // A new cart has no lines: what was written is what a read would return (no read-back).
+  return { ...(cart as unknown as Cart), lineItems: [], customer: customer && { id: customer.id, email: customer.email } } as CartWithItems;
 }
 
 export async function getCart(ctx: Ctx, id: string) {

@@ -9,12 +9,12 @@ import { recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
 import { completeOrderCheckout } from "../orders/order-checkout.service";
-import { deferOrderMoves } from "../orders/order.machine";
+import type { OrderMove } from "../orders/order.machine";
 import { processorFor } from "../payments/processor";
 import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";
 import { redeemCartDiscount } from "../discounts/discounts.service";
 import { type Address, addressSchema, canonicalAddress } from "../shared/address";
-import { type Ctx, withTx } from "../shared/context";
+import { type Ctx, withSqlTx, withTx } from "../shared/context";
 import { createSubscriptionFromCheckout, recurringInput, recurringLine, trialApplies } from "../subscriptions/subscriptions.service";
 import { DomainError, parseInput } from "../shared/errors";
 import { CONNECTOR_KIND, METHODS, type Method, type SessionWithCart, findSession, findSessionForCompletion, limitBuyer, notOpen } from "./checkout.service";
@@ -217,17 +217,18 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       });
     } else if (method === "card") {
       const result = await processorFor(connector.provider).charge({ amount: payment.amount, currency: payment.currency, paymentToken: input.paymentToken!, reference: payment.id });
-      const plain = s0.depositAmount === null && !recurring && result.outcome !== "failed";
-      settled = await withTx(ctx, async (tx) => {
-        // a plain capture: the order's move rides in the statement that completes the session (finish)
-        if (plain) deferOrderMoves(tx);
-        const p = await applyChargeResult(tx, payment, result);
+      // A plain capture (no deposit invoice, no subscription) sends only Kysely's statements: Kysely's transaction,
+      // and the order's moves its capture decides are written by the statement that completes the session (finish).
+      const plain = s0.depositAmount === null && !recurring;
+      settled = await (plain ? withSqlTx : withTx)(ctx, async (tx) => {
+        const orderMoves: OrderMove[] = [];
+        const p = await applyChargeResult(tx, payment, result, undefined, plain ? { orderMoves } : {});
         if (p.status !== "failed" && s0.depositAmount !== null) await issueBalanceInvoice(tx, s0, orderId, balanceConnector!);
-        if (p.status !== "failed") await finish(tx, s0, orderId, p.id);
+        if (p.status !== "failed") await finish(tx, s0, orderId, p.id, orderMoves);
         if (p.status !== "failed" && recurring) {
           subscriptionId = (await createSubscriptionFromCheckout(tx, { session: s0, orderId, customerId: customerId!, email, currency: cart.currency, paymentToken: input.paymentToken!, trial: recurring.trial })).id;
         }
-        if (p.status === "failed") await tx.db.checkoutSession.update({ where: { id: s0.id }, data: { completionStartedAt: null } });
+        if (p.status === "failed") await tx.sql.updateTable("CheckoutSession").set({ completionStartedAt: null }).where("id", "=", s0.id).execute();
         return p;
       });
       if (settled.status === "failed") {

@@ -3,16 +3,19 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type Cart, type CheckoutSession, type Connector, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
-import { cartLinesJson, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
+import { expressionBuilder, sql } from "kysely";
+import { insertSelect } from "../db/insert-select";
+import type { DB } from "../db/sql";
+import { writingOutbox, type Outbox } from "../events/outbox";
+import { CART_COLUMNS, cartLinesJson, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
 import { cartView } from "../carts/cart.view";
-import { currentStateFirst, principalEventTenant, recordEvent, tenantOf, whileCredentialLive, withOutbox } from "../events/events.service";
+import { announce, currentStateFirst, newEvent, outboxOf, principalEventTenant, tenantOf, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../shared/hub";
 import { filter, pipe } from "graphql-yoga";
 import { applyCodeToCart, recordSessionDiscount } from "../discounts/discounts.service";
 import { requireScope, requireTenant } from "../shared/guards";
 import { addressSchema, metadataSchema } from "../shared/address";
-import { type Ctx, reportLimit, withStatement, withTx } from "../shared/context";
+import { type Ctx, reportLimit, withTx } from "../shared/context";
 import { type Recurring, recurringInput } from "../subscriptions/subscriptions.service";
 import { assertSumsFit } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -83,12 +86,18 @@ export function sessionView(s: CheckoutSession, checkoutUrl: string) {
   };
 }
 
-/** The tenant's active payment connections, oldest first (one raw statement: read on every session creation). */
+/** The tenant's active payment connections, oldest first (one statement: read on every session creation). */
 async function activeConnectors(ctx: Ctx, t: { applicationId: string; environmentId: string }) {
-  return ctx.db.$queryRaw<Connector[]>`
-    SELECT ${columns(Prisma.ConnectorScalarFieldEnum)} FROM "Connector"
-    WHERE "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid AND status = 'active'
-    ORDER BY "createdAt", id`;
+  const rows = await ctx.sql
+    .selectFrom("Connector")
+    .select(Object.values(Prisma.ConnectorScalarFieldEnum) as (keyof DB["Connector"] & string)[])
+    .where("applicationId", "=", t.applicationId)
+    .where("environmentId", "=", t.environmentId)
+    .where("status", "=", "active")
+    .orderBy("createdAt")
+    .orderBy("id")
+    .execute();
+  return rows as unknown as Connector[];
 }
 
 export async function createCheckoutSession(ctx: Ctx, body: unknown) {
@@ -98,11 +107,11 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   if (input.applicationId !== undefined && input.applicationId !== t.applicationId) throw errors.notFound("Application");
   // recurring: card only (the card is vaulted for renewals); an empty cart is allowed (completion synthesizes the line)
   const recurring = input.recurring === undefined ? null : parseRecurring(input.recurring, input.allowedMethods, input.paymentTerms?.netN);
-  // Without a discount code or a customer object the only write is the session's statement (withStatement: no
-  // transaction); applying a code writes the cart as well, and a customer object finds, creates or updates its
+  // Without a discount code or a customer object the only write is the session's statement, which writes its event
+  // too: no transaction. Applying a code writes the cart as well, and a customer object finds, creates or updates its
   // customer (checkout/session-customer.ts), so those take a transaction.
   const withCustomer = identifiesCustomer(input.customer, input.customerEmail);
-  return (input.discountCode || withCustomer ? withTx : withStatement)(ctx, async (tx) => {
+  const create = async (tx: Ctx) => {
     let cartId = input.cartId;
     if (!cartId) {
       const found = await tx.db.cart.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, externalCartId: input.externalCartId }, orderBy: { createdAt: "desc" } });
@@ -122,10 +131,10 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
     const known = Boolean(customerId ?? cart.customerId);
     const available = DEFAULT_METHODS.filter((m) => connectorKinds.includes(CONNECTOR_KIND[m]) && (m !== "net30" || known));
     const allowedMethods = recurring ? ["card"] : input.allowedMethods ? [...new Set(input.allowedMethods)] : available.length ? available : ["card"];
-    // The event is recorded first, so that it rides in the session's statement (withOutbox).
+    // The session's statement writes its event, with the transaction's others when there is one.
     const sessionId = randomUUID();
-    await recordEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: sessionId });
-    const session = await insertSession(tx, t, {
+    const started = newEvent(tx, principalEventTenant(tx), "cart.checkout_started", { cartId: cart.id, checkoutSessionId: sessionId });
+    const session = await insertSession(tx, t, outboxOf(tx, [started]), {
       id: sessionId,
       cartId: cart.id,
       returnUrl: input.returnUrl,
@@ -140,8 +149,10 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
       metadata: input.metadata ?? {},
       recurring,
     });
+    announce(tx, [started]);
     return input.discountCode ? recordSessionDiscount(tx, session, discounted) : session;
-  });
+  };
+  return input.discountCode || withCustomer ? withTx(ctx, create) : create(ctx);
 }
 
 export interface NewSession {
@@ -167,27 +178,51 @@ export interface NewSession {
 }
 
 /**
- * One statement: the cart reopens (if abandoned) and lives as long as the session, and the session is inserted, with
- * the events recorded so far in the transaction (withOutbox). Shared by POST /checkout-sessions and a quote's acceptance.
+ * One statement: the cart reopens (if abandoned) and lives as long as the session, the session is inserted, and
+ * `outbox` is written with them. Shared by POST /checkout-sessions and a quote's acceptance.
  */
-export async function insertSession(tx: Ctx, t: { applicationId: string; environmentId: string }, n: NewSession): Promise<CheckoutSession> {
+export async function insertSession(tx: Ctx, t: { applicationId: string; environmentId: string }, outbox: Outbox, n: NewSession): Promise<CheckoutSession> {
   const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
   const at = tx.clock.now();
-  const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
-  const [session] = await tx.db.$queryRaw<CheckoutSession[]>(withOutbox(tx, Prisma.sql`
-    WITH c AS (
-      UPDATE "Cart" SET "expiresAt" = ${expiresAt}, status = CASE WHEN status = 'abandoned' THEN 'open' ELSE status END, "updatedAt" = ${at}
-      WHERE id = ${n.cartId}::uuid RETURNING id
-    )
-    INSERT INTO "CheckoutSession" (id, "applicationId", "environmentId", "cartId", "returnUrl", "cancelUrl", "customerEmail", "customerId", customer,
-      "allowedMethods", "netN", "collectShipping", "collectBilling", metadata, "expiresAt", "createdAt", "quoteId", "depositAmount", "balanceNetN", recurring)
-    SELECT ${n.id ?? randomUUID()}::uuid, ${t.applicationId}::uuid, ${t.environmentId}::uuid, c.id, ${n.returnUrl}, ${n.cancelUrl},
-      ${n.customerEmail}, ${n.customerId}::uuid, ${json(n.customer)}::jsonb, ${n.allowedMethods}::text[], ${n.netN}::int, ${n.collectShipping},
-      ${n.collectBilling}, ${JSON.stringify(n.metadata ?? {})}::jsonb, ${expiresAt}, ${at}, ${n.quoteId ?? null}::uuid, ${n.depositAmount ?? null}::int, ${n.balanceNetN ?? null}::int, ${json(n.recurring)}::jsonb
-    FROM c
-    RETURNING ${columns(Prisma.CheckoutSessionScalarFieldEnum)}`));
-  return session;
+  const q = writingOutbox(tx.sql, outbox).with("c", (db) =>
+    db
+      .updateTable("Cart")
+      .set((eb) => ({ expiresAt, status: eb.case().when("status", "=", "abandoned").then("open").else(eb.ref("status")).end(), updatedAt: at }))
+      .where("id", "=", n.cartId)
+      .returning("id"),
+  );
+  const session = await insertSelect(q, "CheckoutSession", {
+    data: {
+      id: n.id ?? randomUUID(),
+      applicationId: t.applicationId,
+      environmentId: t.environmentId,
+      returnUrl: n.returnUrl,
+      cancelUrl: n.cancelUrl,
+      customerEmail: n.customerEmail,
+      customerId: n.customerId,
+      customer: n.customer ?? null,
+      allowedMethods: n.allowedMethods,
+      netN: n.netN,
+      collectShipping: n.collectShipping,
+      collectBilling: n.collectBilling,
+      metadata: n.metadata ?? {},
+      expiresAt,
+      createdAt: at,
+      quoteId: n.quoteId ?? null,
+      depositAmount: n.depositAmount ?? null,
+      balanceNetN: n.balanceNetN ?? null,
+      recurring: n.recurring ?? null,
+    },
+    set: { cartId: sql.ref("c.id") },
+    from: ["c"],
+  })
+    .returning(SESSION_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return session as unknown as CheckoutSession;
 }
+
+/** Every column of a session row, named (no `*`: src/db/prepared.ts). */
+const SESSION_COLUMNS = Object.values(Prisma.CheckoutSessionScalarFieldEnum) as (keyof DB["CheckoutSession"] & string)[];
 
 export async function findSession<I extends Prisma.CheckoutSessionInclude = Record<never, never>>(ctx: Ctx, id: string, include?: I) {
   const s = isUuid(id) ? await ctx.db.checkoutSession.findUnique({ where: { id }, include: include as I }) : null;
@@ -213,39 +248,41 @@ export async function findSessionForCompletion(ctx: Ctx, id: string, requestEmai
 }
 
 async function readSessionWithCart(ctx: Ctx, id: string, requestEmail: string | null | undefined) {
-  type Row = CheckoutSession & { cart: Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string } } & {
-    _buyerEmail?: string | null;
-    _buyerId?: string | null;
-    _cartOrdered?: boolean;
-  };
   const completion = requestEmail !== undefined;
-  const email = Prisma.sql`lower(COALESCE(${requestEmail ?? null}::text, s."customerEmail", (SELECT c."customerEmail" FROM "Cart" c WHERE c.id = s."cartId")))`;
-  const [row] = isUuid(id)
-    ? await ctx.db.$queryRaw<Row[]>`
-        SELECT ${columns(Prisma.CheckoutSessionScalarFieldEnum, "s")},
-          (SELECT json_build_object(${cartJsonFields}, 'lineItems', ${cartLinesJson(Prisma.sql`c.id`)}) FROM "Cart" c WHERE c.id = s."cartId") AS cart${
-            completion
-              ? Prisma.sql`, ${email} AS "_buyerEmail",
-          (SELECT cu.id FROM "Customer" cu WHERE cu."applicationId" = s."applicationId" AND cu."environmentId" = s."environmentId"
-            AND CASE WHEN s."customerId" IS NULL THEN cu.email = ${email} ELSE cu.id = s."customerId" END) AS "_buyerId",
-          EXISTS (SELECT 1 FROM "Order" o WHERE o."cartId" = s."cartId") AS "_cartOrdered"`
-              : Prisma.empty
-          }
-        FROM "CheckoutSession" s WHERE s.id = ${id}::uuid`
-    : [];
+  const eb = expressionBuilder<{ s: DB["CheckoutSession"]; c: DB["Cart"]; cu: DB["Customer"]; o: DB["Order"] }, "s" | "c" | "cu" | "o">();
+  const cartOf = sql`(SELECT ${eb.ref("c.customerEmail")} FROM ${sql.table("Cart")} c WHERE ${eb.ref("c.id")} = ${eb.ref("s.cartId")})`;
+  const email = sql<string | null>`lower(COALESCE(${requestEmail ?? null}::text, ${eb.ref("s.customerEmail")}, ${cartOf}))`;
+  const cartJson = sql.join(CART_COLUMNS.map((f) => sql`${sql.lit(f)}, ${eb.ref(`c.${f}`)}`));
+  const row = isUuid(id)
+    ? await ctx.sql
+        .selectFrom("CheckoutSession as s")
+        .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
+        .select(
+          sql<Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string }>`(SELECT json_build_object(${cartJson}, 'lineItems', ${cartLinesJson(eb.ref("c.id"))})
+            FROM ${sql.table("Cart")} c WHERE ${eb.ref("c.id")} = ${eb.ref("s.cartId")})`.as("cart"),
+        )
+        .$if(completion, (q) =>
+          q.select([
+            email.as("_buyerEmail"),
+            sql<string | null>`(SELECT ${eb.ref("cu.id")} FROM ${sql.table("Customer")} cu WHERE ${eb.ref("cu.applicationId")} = ${eb.ref("s.applicationId")} AND ${eb.ref("cu.environmentId")} = ${eb.ref("s.environmentId")}
+              AND CASE WHEN ${eb.ref("s.customerId")} IS NULL THEN ${eb.ref("cu.email")} = ${email} ELSE ${eb.ref("cu.id")} = ${eb.ref("s.customerId")} END)`.as("_buyerId"),
+            sql<boolean>`EXISTS (SELECT 1 FROM ${sql.table("Order")} o WHERE ${eb.ref("o.cartId")} = ${eb.ref("s.cartId")})`.as("_cartOrdered"),
+          ]),
+        )
+        .where("s.id", "=", id)
+        .executeTakeFirst()
+    : undefined;
   if (!row) throw new DomainError("session_not_found", "Checkout session not found");
-  const { _buyerEmail, _buyerId, _cartOrdered, cart: c, ...session } = row;
+  const { _buyerEmail, _buyerId, _cartOrdered, cart: c, ...session } = row as typeof row & { _buyerEmail?: string | null; _buyerId?: string | null; _cartOrdered?: boolean };
   return {
     session: {
       ...session,
       cart: { ...c, expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt), createdAt: new Date(c.createdAt), updatedAt: new Date(c.updatedAt), lineItems: shapeCartLines(c.lineItems) },
-    } as SessionWithCart,
+    } as unknown as SessionWithCart,
     buyer: { email: _buyerEmail ?? null, customerId: _buyerId ?? null },
     cartOrdered: _cartOrdered ?? false,
   };
 }
-/** 'id', c."id", 'applicationId', c."applicationId", ...: every Cart column, for json_build_object */
-const cartJsonFields = Prisma.raw(Object.values(Prisma.CartScalarFieldEnum).map((f) => `'${f}', c."${f}"`).join(", "));
 
 /**
  * The keyless checkout routes (hosted page, payment methods, embed token, complete) are limited per session and,

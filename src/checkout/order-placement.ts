@@ -1,14 +1,18 @@
 // Order placement for a checkout completion: the claim-and-order statement, the one-statement path, the Net-N balance
 // invoice and the session's finish.
 import { randomUUID } from "node:crypto";
-import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import { type SqlBool, sql } from "kysely";
+import type { CheckoutSession, Payment } from "../generated/prisma/client";
+import { insertSelect } from "../db/insert-select";
+import { writingOutbox } from "../events/outbox";
+import { PAYMENT_COLUMNS } from "../payments/payment.machine";
 import { cartView } from "../carts/cart.view";
-import { outboxIf, recordEvent, tenantOf, withOutbox } from "../events/events.service";
+import { announce, type NewEvent, newEvent, outboxOf, recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
-import { takeOrderMoves } from "../orders/order.machine";
+import { assertMoved, type OrderMove, writingOrderMoves } from "../orders/order.machine";
+import { placeOrderRow } from "../orders/order-row";
 import { type Address } from "../shared/address";
-import { type Ctx, withStatement } from "../shared/context";
+import type { Ctx } from "../shared/context";
 import { CONNECTOR_KIND, type Method, type SessionWithCart } from "./checkout.service";
 
 /** A claim older than this belongs to a request that died; the next complete may take it over. */
@@ -25,10 +29,9 @@ export async function claimAndPlaceOrder(
   a: ClaimArgs & {
     /**
      * The one-statement path (placeOrderAtOnce): these ids, and nothing is claimed unless the buyer is this customer,
-     * the connection is there and the cart has no order; the events recorded so far ride in the statement, written
-     * only with the payment.
+     * the connection is there and the cart has no order; `events` are written by the statement, only with the payment.
      */
-    atOnce?: { orderId: string; paymentId: string; customerId: string };
+    atOnce?: { orderId: string; paymentId: string; customerId: string; events: NewEvent[] };
   },
 ) {
   const { session: s, cart, method } = a;
@@ -36,67 +39,117 @@ export async function claimAndPlaceOrder(
   const at = tx.clock.now();
   const orderId = a.atOnce?.orderId ?? randomUUID();
   const paymentId = a.atOnce?.paymentId ?? randomUUID();
-  const strict = a.atOnce
-    ? Prisma.sql`
-        AND EXISTS (SELECT 1 FROM cust WHERE id = ${a.atOnce.customerId}::uuid) AND EXISTS (SELECT 1 FROM conn)
-        AND NOT EXISTS (SELECT 1 FROM "Order" WHERE "cartId" = ${cart.id}::uuid)`
-    : Prisma.empty;
-  const lines = cart.lineItems.map((l, i) => ({
-    type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity,
-    taxAmount: l.taxAmount, discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
-  }));
-  const json = (x: unknown) => (x === null || x === undefined ? null : JSON.stringify(x));
   const net = method === "net30";
-  const rows = await tx.db.$queryRaw<(Payment & { _claimed: boolean; _connectorId: string | null; _provider: string | null; _customerId: string | null; _netTermsDays: number | null; _orderId: string | null })[]>`
-    WITH conn AS (
-      SELECT id, provider FROM "Connector"
-      WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND kind = ${CONNECTOR_KIND[method]} AND status = 'active'
-      ORDER BY "createdAt" LIMIT 1
-    ), cust AS (
-      SELECT id, "netTermsDays" FROM "Customer"
-      WHERE "applicationId" = ${s.applicationId}::uuid AND "environmentId" = ${s.environmentId}::uuid AND ${s.customerId ? Prisma.sql`id = ${s.customerId}::uuid` : Prisma.sql`email = ${a.email}`}
-    ), claim AS (
-      UPDATE "CheckoutSession" SET "completionStartedAt" = ${a.now}
-      WHERE id = ${s.id}::uuid AND status = 'open'
-        AND ("completionStartedAt" IS NULL OR "completionStartedAt" < ${new Date(a.now.getTime() - STALE_CLAIM_MS)})${strict}
-      RETURNING id
-    ), o AS (
-      INSERT INTO "Order" (id, "applicationId", "environmentId", "checkoutSessionId", "cartId", "customerId", email, status, currency,
-        subtotal, "discountTotal", "shippingTotal", "taxTotal", total, "shippingAddress", "billingAddress", "selectedShipping", metadata, "createdAt", "updatedAt")
-      SELECT ${orderId}::uuid, ${s.applicationId}::uuid, ${s.environmentId}::uuid, ${s.id}::uuid, ${cart.id}::uuid, (SELECT id FROM cust), ${a.email}, 'pending', ${cart.currency},
-        ${v.subtotal}::int, ${v.discountTotal}::int, ${v.shippingTotal}::int, ${v.taxTotal}::int, ${v.total}::int,
-        ${json(a.shippingAddress)}::jsonb, ${json(a.billingAddress)}::jsonb, ${json(cart.selectedShipping)}::jsonb, ${json(s.metadata ?? {})}::jsonb, ${at}, ${at}
-      FROM claim, conn
-      ON CONFLICT DO NOTHING
-      RETURNING id, total, "compAmount", currency
-    ), l AS (
-      INSERT INTO "OrderLineItem" (id, "orderId", type, "referenceId", name, description, "unitPrice", quantity, "taxAmount", "discountAmount", "requiresShipping", "imageUrl", metadata, position)
-      SELECT gen_random_uuid(), o.id, l.type, l."referenceId", l.name, l.description, l."unitPrice", l.quantity, l."taxAmount", l."discountAmount", l."requiresShipping", l."imageUrl", l.metadata, l.position
-      FROM o, jsonb_to_recordset(${JSON.stringify(lines)}::jsonb) AS l(type text, "referenceId" text, name text, description text, "unitPrice" int, quantity int,
-        "taxAmount" int, "discountAmount" int, "requiresShipping" boolean, "imageUrl" text, metadata jsonb, position int)
-    ), h AS (
-      INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", source, "createdAt")
-      SELECT gen_random_uuid(), o.id, NULL, 'pending', 'system', 'state_machine', ${at} FROM o
-    ), p AS (
-      INSERT INTO "Payment" (id, "applicationId", "environmentId", "orderId", "checkoutSessionId", amount, currency, method, processor, "connectorId", "netN", "netNSource", "createdAt", "updatedAt")
-      SELECT ${paymentId}::uuid, ${s.applicationId}::uuid, ${s.environmentId}::uuid, o.id, ${s.id}::uuid, COALESCE(${s.depositAmount}::int, o.total - o."compAmount"), o.currency, ${method}, conn.provider, conn.id,
-        CASE WHEN ${net} THEN COALESCE(${s.netN}::int, (SELECT "netTermsDays" FROM cust), 30) END,
-        CASE WHEN ${net} THEN CASE WHEN ${s.netN}::int IS NOT NULL THEN 'cart_override' WHEN (SELECT "netTermsDays" FROM cust) IS NOT NULL THEN 'customer' ELSE 'default' END END,
-        ${at}, ${at}
-      FROM o, conn
-      RETURNING ${columns(Prisma.PaymentScalarFieldEnum)}
-    )${a.atOnce ? outboxIf(tx, Prisma.sql`EXISTS (SELECT 1 FROM p)`) : Prisma.empty}
-    SELECT ${columns(Prisma.PaymentScalarFieldEnum, "p")}, EXISTS (SELECT 1 FROM claim) AS "_claimed", (SELECT id FROM conn) AS "_connectorId", (SELECT provider FROM conn) AS "_provider",
-      (SELECT id FROM cust) AS "_customerId", (SELECT "netTermsDays" FROM cust) AS "_netTermsDays", (SELECT id FROM o) AS "_orderId"
-    FROM (SELECT 1) AS one LEFT JOIN p ON true`;
-  const { _claimed, _connectorId, _provider, _customerId, _netTermsDays, _orderId, ...payment } = rows[0];
+  const ref = sql.ref;
+  const custNetTerms = sql<number | null>`(SELECT ${ref("cust.netTermsDays")} FROM ${sql.table("cust")})`;
+  const placing = tx.sql
+    .with("conn", (db) =>
+      db
+        .selectFrom("Connector")
+        .select(["id", "provider"])
+        .where("applicationId", "=", s.applicationId)
+        .where("environmentId", "=", s.environmentId)
+        .where("kind", "=", CONNECTOR_KIND[method])
+        .where("status", "=", "active")
+        .orderBy("createdAt")
+        .limit(1),
+    )
+    .with("cust", (db) =>
+      db
+        .selectFrom("Customer")
+        .select(["id", "netTermsDays"])
+        .where("applicationId", "=", s.applicationId)
+        .where("environmentId", "=", s.environmentId)
+        .where((eb) => (s.customerId ? eb("id", "=", s.customerId) : eb("email", "=", a.email))),
+    )
+    .with("claim", (db) =>
+      db
+        .updateTable("CheckoutSession")
+        .set({ completionStartedAt: a.now })
+        .where("id", "=", s.id)
+        .where("status", "=", "open")
+        .where((eb) => eb.or([eb("completionStartedAt", "is", null), eb("completionStartedAt", "<", new Date(a.now.getTime() - STALE_CLAIM_MS))]))
+        .$if(Boolean(a.atOnce), (q) =>
+          q.where((eb) =>
+            eb.and([
+              eb.exists(eb.selectFrom("cust").select("cust.id").where("cust.id", "=", a.atOnce!.customerId)),
+              eb.exists(eb.selectFrom("conn").select("conn.id")),
+              eb.not(eb.exists(eb.selectFrom("Order").select("Order.id").where("Order.cartId", "=", cart.id))),
+            ]),
+          ),
+        )
+        .returning("id"),
+    )
+    .with("o", (db) =>
+      placeOrderRow(db, {
+        data: {
+          id: orderId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, cartId: cart.id, email: a.email, status: "pending",
+          currency: cart.currency, subtotal: v.subtotal, discountTotal: v.discountTotal, shippingTotal: v.shippingTotal, taxTotal: v.taxTotal, total: v.total,
+          shippingAddress: a.shippingAddress, billingAddress: a.billingAddress, selectedShipping: cart.selectedShipping ?? null, metadata: s.metadata ?? {}, createdAt: at, updatedAt: at,
+        },
+        set: { customerId: sql`(SELECT ${ref("cust.id")} FROM ${sql.table("cust")})` },
+        from: ["claim", "conn"],
+      })
+        .onConflict((oc) => oc.doNothing())
+        .returning(["id", "total", "compAmount", "currency"]),
+    )
+    .with("l", (db) =>
+      insertSelect(db, "OrderLineItem", {
+        data: cart.lineItems.map((l, i) => ({
+          type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity, taxAmount: l.taxAmount,
+          discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
+        })),
+        set: { id: sql`gen_random_uuid()`, orderId: ref("o.id") },
+        from: ["o"],
+      }).returning("id"),
+    )
+    .with("h", (db) =>
+      insertSelect(db, "OrderStatusHistory", {
+        data: { fromStatus: null, toStatus: "pending", actorType: "system", source: "state_machine", createdAt: at },
+        set: { id: sql`gen_random_uuid()`, orderId: ref("o.id") },
+        from: ["o"],
+      }).returning("id"),
+    )
+    .with("p", (db) =>
+      insertSelect(db, "Payment", {
+        data: { id: paymentId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, method, createdAt: at, updatedAt: at },
+        set: {
+          orderId: ref("o.id"),
+          amount: sql`COALESCE(${s.depositAmount}::int, ${ref("o.total")} - ${ref("o.compAmount")})`,
+          currency: ref("o.currency"),
+          processor: ref("conn.provider"),
+          connectorId: ref("conn.id"),
+          netN: net ? sql`COALESCE(${s.netN}::int, ${custNetTerms}, 30)` : sql`NULL::int`,
+          netNSource: net
+            ? sql`CASE WHEN ${s.netN}::int IS NOT NULL THEN 'cart_override' WHEN ${custNetTerms} IS NOT NULL THEN 'customer' ELSE 'default' END`
+            : sql`NULL::text`,
+        },
+        from: ["o", "conn"],
+      }).returning(PAYMENT_COLUMNS),
+    );
+  // the one-statement path writes its events in this statement, only with the payment
+  const outbox = a.atOnce ? outboxOf(tx, a.atOnce.events) : null;
+  const row = await writingOutbox(placing, outbox, sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table("p")})`)
+    .selectFrom(sql`(SELECT 1)`.as("one"))
+    .leftJoin("p", (j) => j.onTrue())
+    .select(PAYMENT_COLUMNS.map((c) => `p.${c}` as const))
+    .select((eb) => [
+      eb.exists(eb.selectFrom("claim").select("claim.id")).as("_claimed"),
+      eb.selectFrom("conn").select("conn.id").as("_connectorId"),
+      eb.selectFrom("conn").select("conn.provider").as("_provider"),
+      eb.selectFrom("cust").select("cust.id").as("_customerId"),
+      eb.selectFrom("cust").select("cust.netTermsDays").as("_netTermsDays"),
+      eb.selectFrom("o").select("o.id").as("_orderId"),
+    ])
+    .executeTakeFirstOrThrow();
+  const { _claimed, _connectorId, _provider, _customerId, _netTermsDays, _orderId, ...payment } = row;
   return {
-    claimed: _claimed,
+    claimed: Boolean(_claimed),
     connector: _connectorId ? { id: _connectorId, provider: _provider! } : null,
-    customer: _customerId ? { id: _customerId, netTermsDays: _netTermsDays } : null,
-    orderId: _orderId,
+    customer: _customerId ? { id: _customerId, netTermsDays: _netTermsDays ?? null } : null,
+    orderId: _orderId ?? null,
     total: v.total,
-    payment: _orderId ? (payment as Payment) : null,
+    payment: _orderId ? (payment as unknown as Payment) : null,
   };
 }
 
@@ -118,25 +171,26 @@ export class NotPlacedAtOnce extends Error {
 }
 
 /**
- * Completion's first transaction as one statement, without BEGIN and COMMIT (withStatement), for the common case
- * known from the session read: a returning buyer (their customer exists), a cart with no order, no quote, promotion
- * code, deposit or plan. order.created and payment.pending are recorded first and ride in the statement, written
- * only with the payment. If the statement finds the case otherwise (another request claimed the session, the
- * connection or customer changed, another session ordered the cart), it writes nothing but perhaps the claim, and
- * throws NotPlacedAtOnce: the caller releases a claim and runs the transaction, which decides as before.
+ * Completion's first transaction as one statement, without BEGIN and COMMIT, for the common case known from the
+ * session read: a returning buyer (their customer exists), a cart with no order, no quote, promotion code, deposit or
+ * plan. order.created and payment.pending are written by that statement, only with the payment, and announced once
+ * it has run. If the statement finds the case otherwise (another request claimed the session, the connection or
+ * customer changed, another session ordered the cart), it writes nothing but perhaps the claim, and throws
+ * NotPlacedAtOnce: the caller releases a claim and runs the transaction, which decides as before.
  */
 export async function placeOrderAtOnce(ctx: Ctx, a: ClaimArgs & { customerId: string; eventMethod: string }) {
-  return withStatement(ctx, async (c) => {
-    const tenant = await tenantOf(c, a.session);
-    const orderId = randomUUID();
-    const paymentId = randomUUID();
-    const total = cartView(a.cart as any).total;
-    await recordEvent(c, tenant, "order.created", { orderId, checkoutSessionId: a.session.id, cartId: a.cart.id, total, currency: a.cart.currency, customerId: a.customerId });
-    await recordEvent(c, tenant, "payment.pending", { paymentId, orderId, amount: total, currency: a.cart.currency, method: a.eventMethod });
-    const placed = await claimAndPlaceOrder(c, { ...a, atOnce: { orderId, paymentId, customerId: a.customerId } });
-    if (!placed.orderId || !placed.payment || !placed.connector) throw new NotPlacedAtOnce(placed.claimed);
-    return { orderId: placed.orderId, payment: placed.payment, connector: placed.connector, customerId: a.customerId };
-  });
+  const tenant = await tenantOf(ctx, a.session);
+  const orderId = randomUUID();
+  const paymentId = randomUUID();
+  const total = cartView(a.cart as any).total;
+  const events = [
+    newEvent(ctx, tenant, "order.created", { orderId, checkoutSessionId: a.session.id, cartId: a.cart.id, total, currency: a.cart.currency, customerId: a.customerId }),
+    newEvent(ctx, tenant, "payment.pending", { paymentId, orderId, amount: total, currency: a.cart.currency, method: a.eventMethod }),
+  ];
+  const placed = await claimAndPlaceOrder(ctx, { ...a, atOnce: { orderId, paymentId, customerId: a.customerId, events } });
+  if (!placed.orderId || !placed.payment || !placed.connector) throw new NotPlacedAtOnce(placed.claimed);
+  announce(ctx, events);
+  return { orderId: placed.orderId, payment: placed.payment, connector: placed.connector, customerId: a.customerId };
 }
 
 /**
@@ -174,24 +228,31 @@ export async function issueBalanceInvoice(tx: Ctx, s: CheckoutSession, orderId: 
 }
 
 /**
- * The session completes and its cart converts in one statement, which also carries the transaction's outbox (its
+ * The session completes and its cart converts in one statement, which also writes the transaction's outbox (its
  * events, cart.converted among them, and the payment's receipt: the payment and order rows it reads were written by
- * earlier statements).
+ * earlier statements) and `orderMoves`, the order's moves its capture decided (syncOrderAfterPayment's orderMoves).
  */
-export async function finish(tx: Ctx, s: Pick<CheckoutSession, "id" | "cartId" | "applicationId" | "environmentId">, orderId: string, paymentId: string) {
+export async function finish(tx: Ctx, s: Pick<CheckoutSession, "id" | "cartId" | "applicationId" | "environmentId">, orderId: string, paymentId: string, orderMoves: readonly OrderMove[] = []) {
   await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
-  // the order's deferred move (deferOrderMoves), if any, rides here too
-  const moves = takeOrderMoves(tx);
-  const done = await tx.db.$queryRaw<{ id: string; _orderMoved: boolean }[]>(withOutbox(tx, Prisma.sql`
-    WITH ${moves ? Prisma.sql`${moves.ctes}, ` : Prisma.empty}s AS (
-      UPDATE "CheckoutSession" SET status = 'completed', "completedAt" = ${tx.clock.now()}, "orderId" = ${orderId}::uuid,
-        "paymentId" = ${paymentId}::uuid, "completionStartedAt" = NULL
-      WHERE id = ${s.id}::uuid
-      RETURNING id, "cartId"
-    ), c AS (
-      UPDATE "Cart" SET status = 'converted', "updatedAt" = ${tx.clock.now()} WHERE id = (SELECT "cartId" FROM s) RETURNING id
+  const { qc, moved } = writingOrderMoves(writingOutbox(tx.sql, outboxOf(tx)), orderMoves);
+  const done = await qc
+    .with("s", (db) =>
+      db
+        .updateTable("CheckoutSession")
+        .set({ status: "completed", completedAt: tx.clock.now(), orderId, paymentId, completionStartedAt: null })
+        .where("id", "=", s.id)
+        .returning(["id", "cartId"]),
     )
-    SELECT s.id, ${moves ? moves.moved : Prisma.sql`true`} AS "_orderMoved" FROM s, c`));
+    .with("c", (db) =>
+      db
+        .updateTable("Cart")
+        .set({ status: "converted", updatedAt: tx.clock.now() })
+        .where("id", "=", (eb) => eb.selectFrom("s").select("s.cartId"))
+        .returning("id"),
+    )
+    .selectFrom(["s", "c"])
+    .select(["s.id", moved.as("_orderMoved")])
+    .execute();
   if (done.length !== 1) throw new Error(`checkout session ${s.id} or its cart vanished while completing`);
-  moves?.verify(done[0]._orderMoved);
+  assertMoved(done[0]._orderMoved);
 }

@@ -2,6 +2,7 @@
 // `externalCustomerId` finds or creates the customer with that externalId, and email, names, phone and metadata create
 // or update it, and its shipping and billing addresses are stored on the customer. Resolved when the session is created, in its transaction; the session then names the customer, whose
 // the order, subscription and saved card become at completion. The addresses also stay the session's (they prefill the page).
+import { sql } from "kysely";
 import { randomUUID } from "node:crypto";
 import type { Customer } from "../generated/prisma/client";
 import { addressData, customerExists, findCustomer, findOrCreateCustomerByEmail } from "../customers/customers.service";
@@ -43,7 +44,8 @@ export async function resolveSessionCustomer(tx: Ctx, t: EventTenant, c: Session
     row = await findCustomer(tx, t, c.customerId);
     if (!row) throw errors.notFound("Customer");
   } else if (ext) {
-    await tx.db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`customer-ext:${t.applicationId}:${t.environmentId}:${ext}`}))`;
+    const key = `customer-ext:${t.applicationId}:${t.environmentId}:${ext}`;
+    await tx.sql.selectNoFrom(sql<number>`(SELECT 1 FROM pg_advisory_xact_lock(hashtext(${key})))`.as("locked")).execute();
     const byExt = () => tx.db.customer.findFirst({ where: { ...tenant, externalId: ext } });
     const byEmail = () => (email ? tx.db.customer.findFirst({ where: { ...tenant, email } }) : Promise.resolve(null));
     row = (await byExt()) ?? (await byEmail());

@@ -2,7 +2,8 @@
 import { randomUUID } from "node:crypto";
 import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
-import { type Event, Prisma } from "../generated/prisma/client";
+import { sql } from "kysely";
+import type { Event } from "../generated/prisma/client";
 import { credentialIsLive } from "../platform/auth.service";
 import { requirePrincipal, requireTenant } from "../shared/guards";
 import type { Principal } from "../shared/principal";
@@ -12,7 +13,8 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { hasScope } from "../shared/scopes";
 import { EVENT_CONVENTIONS, EVENT_TYPES, eventTypeInfo, READ_SCOPE } from "./catalog";
 import { type Envelope, tenantTopic } from "../shared/hub";
-import { emailInsert, takePendingEmails } from "../mail/mail.service";
+import { takePendingEmails } from "../mail/mail.service";
+import { type Outbox, writingOutbox } from "./outbox";
 import { queuePaymentReceipt, RECEIPT_EVENTS } from "../payments/receipts";
 import { isUuid } from "../shared/ids";
 
@@ -42,15 +44,15 @@ export function envelope(e: Event): Envelope {
   };
 }
 
+/** An event made by newEvent: the row to write, and its envelope for the hub once written. */
+export type NewEvent = PendingEvent & { envelope: Envelope };
+
 /**
- * Records an event inside the caller's transaction. The transaction's events are written together just before it
- * commits, in one statement that also creates one delivery row per subscribed endpoint of the environment (only to
- * `onlyEndpointId` when given): the outbox costs one statement per transaction, however many events it records.
- * The id is chosen here, so the caller has it at once. After commit the hub fans the events out. Must be called
- * inside withTx: an event without its change (or the reverse) cannot exist.
+ * The event `type` with `data`, not written and not announced: for a command whose one statement writes it
+ * (writingOutbox with outboxOf), and that announces it once that statement has run (announce). The id is chosen
+ * here, so the caller has it at once.
  */
-export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, data: Record<string, unknown>, opts: { onlyEndpointId?: string } = {}) {
-  if (!ctx.afterCommit || !ctx.beforeCommit) throw new Error("recordEvent must run inside withTx");
+export function newEvent(ctx: Ctx, tenant: EventTenant, type: string, data: Record<string, unknown>, opts: { onlyEndpointId?: string } = {}): NewEvent {
   if (!READ_SCOPE.has(type)) throw new Error(`unknown event type ${type}`);
   const createdAt = ctx.clock.now();
   const event: Event = {
@@ -64,85 +66,60 @@ export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, d
     data: JSON.parse(JSON.stringify(data)), // as stored: undefined fields dropped, dates as strings
     createdAt,
   };
+  return { ...event, createdAt: createdAt.toISOString(), onlyEndpointId: opts.onlyEndpointId ?? null, envelope: envelope(event) };
+}
+
+/** After the statement that wrote them: the events go to the hub (subscriptions, the delivery worker). */
+export function announce(ctx: Ctx, events: readonly NewEvent[]) {
+  const items = events.map((e) => ({ applicationId: e.applicationId, envelope: e.envelope }));
+  if (ctx.afterCommit) ctx.afterCommit.push(() => ctx.deps.hub.committed(items));
+  else void ctx.deps.hub.committed(items);
+}
+
+/**
+ * Records an event inside the caller's transaction. The transaction's events are written together, by the statement
+ * that takes them (outboxOf) or else just before it commits, in one statement that also creates one delivery row per
+ * subscribed endpoint of the environment (only to `onlyEndpointId` when given): the outbox costs at most one
+ * statement per transaction, however many events it records. After commit the hub fans the events out. Must be
+ * called inside withTx or withSqlTx: an event without its change (or the reverse) cannot exist.
+ */
+export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, data: Record<string, unknown>, opts: { onlyEndpointId?: string } = {}) {
+  if (!ctx.afterCommit || !ctx.beforeCommit) throw new Error("recordEvent must run inside withTx");
+  const { envelope: env, onlyEndpointId, ...row } = newEvent(ctx, tenant, type, data, opts);
   if (!ctx.pendingEvents) {
     ctx.pendingEvents = [];
-    const pending = ctx.pendingEvents;
-    ctx.beforeCommit.push((tx) => writeEvents(tx, pending));
+    ctx.beforeCommit.push((tx) => writeEvents(tx));
   }
-  ctx.pendingEvents.push({ ...event, createdAt: createdAt.toISOString(), onlyEndpointId: opts.onlyEndpointId ?? null });
+  ctx.pendingEvents.push({ ...row, onlyEndpointId });
+  const event = { ...row, createdAt: new Date(row.createdAt) } as Event;
   // Every capture, whichever path records it, sends the buyer a receipt (queued in this transaction).
   if (RECEIPT_EVENTS.has(type)) queuePaymentReceipt(ctx, tenant, event.data as Record<string, unknown>);
-  const env = envelope(event);
   ctx.afterCommit.push(() => ctx.deps.hub.committed([{ applicationId: tenant.applicationId, envelope: env }]));
   return event;
 }
 
+/**
+ * What a statement writes to the outbox (events/outbox.ts writingOutbox): `events`, and inside a transaction the
+ * events and emails it recorded so far, taken (the commit does not write them again). Events recorded later are
+ * written at commit as usual.
+ */
+export function outboxOf(ctx: Ctx, events: readonly NewEvent[] = []): Outbox {
+  return {
+    events: [...(ctx.pendingEvents?.splice(0) ?? []), ...events.map(({ envelope: _, ...e }) => e)],
+    emails: takePendingEmails(ctx),
+  };
+}
+
 /** Writes the transaction's recorded events now rather than at its end, for a command that reads their deliveries. */
 export async function flushEvents(ctx: Ctx) {
-  if (ctx.pendingEvents) await writeEvents(ctx, ctx.pendingEvents);
+  await writeEvents(ctx);
 }
 
 /** The outbox write at commit: the transaction's events not yet written (with its queued emails), in one statement. */
-async function writeEvents(ctx: Ctx, events: PendingEvent[]) {
-  const ctes = outboxCtes(ctx, events);
-  if (ctes) await ctx.db.$executeRaw(Prisma.sql`WITH ${ctes} SELECT 1`);
-}
-
-/**
- * The outbox as CTEs, taking what is pending: the transaction's events, one delivery per subscribed active endpoint of
- * the environment (only `onlyEndpointId` when given), and its queued emails (mail.service.ts emailInsert). Null when
- * no event is pending: emails alone are written at commit by mail.service.ts.
- */
-function outboxCtes(ctx: Ctx, pending: PendingEvent[] | undefined, when: Prisma.Sql = Prisma.sql`true`): Prisma.Sql | null {
-  if (!pending?.length) return null;
-  const events = JSON.stringify(pending);
-  pending.length = 0;
-  const emails = takePendingEmails(ctx);
-  const parts: Prisma.Sql[] = [];
-  if (emails) parts.push(Prisma.sql`ox_em AS (${emailInsert(emails, when)})`);
-  parts.push(Prisma.sql`ox_x AS (
-       SELECT id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt", "onlyEndpointId"
-       FROM jsonb_to_recordset(${events}::jsonb) AS x(id uuid, "workspaceId" uuid, "applicationId" uuid, "environmentId" uuid,
-         "environmentKind" text, type text, version text, data jsonb, "createdAt" timestamptz, "onlyEndpointId" uuid)
-       WHERE ${when}
-     ), ox_ev AS (
-       INSERT INTO "Event" (id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt")
-       SELECT id, "workspaceId", "applicationId", "environmentId", "environmentKind", type, version, data, "createdAt" FROM ox_x
-       RETURNING id
-     ), ox_wd AS (
-       INSERT INTO "WebhookDelivery" (id, "endpointId", "eventId", "nextAttemptAt")
-       SELECT gen_random_uuid(), e.id, x.id, x."createdAt"
-       FROM ox_x x JOIN ox_ev USING (id)
-       JOIN "WebhookEndpoint" e ON e."applicationId" = x."applicationId" AND e."environmentId" = x."environmentId" AND e."deletedAt" IS NULL
-        AND CASE WHEN x."onlyEndpointId" IS NULL THEN e."isActive" AND x.type = ANY (e."enabledEvents") ELSE e.id = x."onlyEndpointId" END
-     )`);
-  return Prisma.join(parts, ", ");
-}
-
-/**
- * `statement` carrying the outbox: the events recorded so far in this transaction (with its queued emails) are written
- * by the same statement, as CTEs before its own, instead of by one more statement at commit. Events recorded later
- * are written at commit as usual. PostgreSQL runs every CTE of a statement on one snapshot: the outbox reads
- * endpoints, and an email addressed from a payment reads that payment and its order, as they were before the
- * statement, so it must not ride in the statement that writes them (mail.service.ts emailInsert).
- */
-export function withOutbox(ctx: Ctx, statement: Prisma.Sql): Prisma.Sql {
-  const ctes = outboxCtes(ctx, ctx.pendingEvents);
-  if (!ctes) return statement;
-  const [head, ...rest] = statement.strings;
-  const m = /^\s*WITH\s/i.exec(head);
-  if (!m) return Prisma.sql`WITH ${ctes} ${statement}`;
-  return Prisma.sql`WITH ${ctes}, ${new Prisma.Sql([head.slice(m[0].length), ...rest], statement.values)}`;
-}
-
-/**
- * The outbox as further CTEs (with their leading comma; empty when nothing is pending) for a statement that may
- * refuse its own write outside a transaction: placed after the statement's own CTEs, the outbox is written only if
- * `when`, a condition on them, holds. Otherwise as withOutbox.
- */
-export function outboxIf(ctx: Ctx, when: Prisma.Sql): Prisma.Sql {
-  const ctes = outboxCtes(ctx, ctx.pendingEvents, when);
-  return ctes ? Prisma.sql`, ${ctes}` : Prisma.empty;
+async function writeEvents(ctx: Ctx) {
+  if (!ctx.pendingEvents?.length) return;
+  const outbox = outboxOf(ctx);
+  await writingOutbox(ctx.sql, outbox).selectNoFrom(sql<number>`1`.as("one")).execute();
 }
 
 export function canRead(p: Principal, type: string) {
@@ -301,7 +278,7 @@ const envFacts = new Map<string, { workspaceId: string; kind: string }>();
 export async function tenantOf(ctx: Ctx, row: { applicationId: string; environmentId: string }): Promise<EventTenant> {
   let env = envFacts.get(row.environmentId);
   if (!env) {
-    env = await ctx.db.environment.findUniqueOrThrow({ where: { id: row.environmentId }, select: { workspaceId: true, kind: true } });
+    env = await ctx.sql.selectFrom("Environment").select(["workspaceId", "kind"]).where("id", "=", row.environmentId).executeTakeFirstOrThrow();
     if (envFacts.size > 10_000) envFacts.clear();
     envFacts.set(row.environmentId, env);
   }

@@ -5,7 +5,10 @@
 // safety net. Without SMTP_URL the rendered email is kept in the outbox (GET /emails).
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { type Email, Prisma } from "../generated/prisma/client";
+import { type Expression, expressionBuilder, type Insertable, type QueryCreator, type SqlBool, sql } from "kysely";
+import type { Email, Prisma } from "../generated/prisma/client";
+import { insertSelect } from "../db/insert-select";
+import type { DB } from "../db/sql";
 import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -34,7 +37,8 @@ export interface QueuedEmail {
   id?: string;
 }
 
-type Pending = {
+/** A queued email, not yet written: its Email row's values, and whether its address is read from its payment. */
+export type PendingEmail = {
   id: string;
   applicationId: string;
   environmentId: string;
@@ -49,6 +53,7 @@ type Pending = {
   paymentId: string | null;
   nextAttemptAt: string;
 };
+type Pending = PendingEmail;
 
 /** Queues an email in the caller's transaction (written at commit, in one statement with the others). */
 export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: string }, e: QueuedEmail): string | null {
@@ -82,40 +87,41 @@ export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: s
 }
 
 /**
- * The INSERT of a transaction's queued emails, reading its rows from `rows` (the JSON of takePendingEmails). The events
- * outbox folds it into its own statement (events.service.ts outboxCtes), so queuing an email beside an event costs no
- * round trip. A toPaymentBuyer row reads its address from the payment and its order as they were before the
- * statement that carries it: they must have been written by an earlier statement. Rows are written only if `when`
- * holds (events.service.ts withOutbox).
+ * The INSERT of queued emails (ON CONFLICT on the dedupeKey: nothing twice), on `qc` (the root, the transaction, or
+ * a statement's CTEs: the events outbox folds it into its own statement, events/outbox.ts, so queuing an email beside
+ * an event costs no round trip). A toPaymentBuyer row reads its address from the payment and its order as they were
+ * before the statement that carries it: they must have been written by an earlier statement. Rows are written only
+ * if `when` holds.
  */
-export function emailInsert(rows: string, when: Prisma.Sql = Prisma.sql`true`): Prisma.Sql {
-  return Prisma.sql`INSERT INTO "Email" (id, "applicationId", "environmentId", template, audience, "toAddresses", vars, "dedupeKey", "quoteId", "orderId", "paymentId", "nextAttemptAt", "createdAt")
-     SELECT x.id, x."applicationId", x."environmentId", x.template, x.audience, to_."addresses", x.vars, x."dedupeKey", x."quoteId", x."orderId", x."paymentId", x."nextAttemptAt", x."nextAttemptAt"
-     FROM jsonb_to_recordset(${rows}::jsonb) AS x(id uuid, "applicationId" uuid, "environmentId" uuid, template text, audience text, "toAddresses" text[], "toPaymentBuyer" boolean,
-       vars jsonb, "dedupeKey" text, "quoteId" uuid, "orderId" uuid, "paymentId" uuid, "nextAttemptAt" timestamptz)
-     CROSS JOIN LATERAL (
-       SELECT CASE WHEN x."toPaymentBuyer" THEN ARRAY(
-         SELECT lower(COALESCE(p.metadata #>> '{net30Acceptance,billingEmail}', o.email)) FROM "Payment" p LEFT JOIN "Order" o ON o.id = p."orderId"
-         WHERE p.id = x."paymentId" AND COALESCE(p.metadata #>> '{net30Acceptance,billingEmail}', o.email) IS NOT NULL)
-       ELSE x."toAddresses" END AS addresses
-     ) AS to_
-     WHERE (x.audience = 'merchant' OR cardinality(to_.addresses) > 0) AND ${when}
-     ON CONFLICT ("dedupeKey") DO NOTHING`;
+export function emailInsert(qc: QueryCreator<any>, emails: readonly PendingEmail[], when?: Expression<SqlBool>) {
+  const data = emails.map(({ toPaymentBuyer, toAddresses, ...e }) => ({ ...e, toAddresses: toPaymentBuyer ? null : toAddresses, createdAt: e.nextAttemptAt }));
+  const eb = expressionBuilder<{ r: DB["Email"]; to_: { addresses: string[] } }, "r" | "to_">();
+  const billing = expressionBuilder<{ p: DB["Payment"]; o: DB["Order"] }, "p" | "o">();
+  const buyer = sql<string | null>`COALESCE(${billing.ref("p.metadata")} #>> '{net30Acceptance,billingEmail}', ${billing.ref("o.email")})`;
+  const buyerAddress = (qc as QueryCreator<DB>)
+    .selectFrom("Payment as p")
+    .leftJoin("Order as o", "o.id", "p.orderId")
+    .select(sql<string>`lower(${buyer})`.as("address"))
+    .where((w) => w.and([w("p.id", "=", eb.ref("r.paymentId")), sql<SqlBool>`${buyer} IS NOT NULL`]));
+  const addresses = sql`LATERAL (SELECT COALESCE(${eb.ref("r.toAddresses")}, ARRAY(${buyerAddress})) AS addresses)`.as("to_");
+  return insertSelect(qc, "Email", {
+    data: data as Omit<Insertable<DB["Email"]>, "toAddresses">[],
+    set: { toAddresses: eb.ref("to_.addresses") },
+    from: [addresses],
+    where: eb.and([eb.or([eb(eb.ref("r.audience"), "=", "merchant"), eb(eb.fn<number>("cardinality", [eb.ref("to_.addresses")]), ">", 0)]), ...(when ? [when] : [])]),
+  }).onConflict((oc) => oc.column("dedupeKey").doNothing());
 }
 
-/** The transaction's queued emails as the jsonb parameter of emailInsert, taken (later writes skip them). */
-export function takePendingEmails(ctx: Ctx): string | null {
-  const rows = ctx.pendingEmails as Pending[] | undefined;
-  if (!rows?.length) return null;
-  const json = JSON.stringify(rows);
-  rows.length = 0;
-  return json;
+/** The transaction's queued emails, taken (a later write skips them). */
+export function takePendingEmails(ctx: Ctx): PendingEmail[] {
+  const rows = ctx.pendingEmails as PendingEmail[] | undefined;
+  if (!rows?.length) return [];
+  return rows.splice(0);
 }
 
 async function writeEmails(ctx: Ctx) {
   const rows = takePendingEmails(ctx);
-  if (!rows) return;
-  await ctx.db.$executeRaw(emailInsert(rows));
+  if (rows.length) await emailInsert(ctx.sql, rows).execute();
 }
 
 // ---- reads: the outbox and the templates ------------------------------------------------------------------------

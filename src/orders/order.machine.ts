@@ -1,5 +1,7 @@
 // Order lifecycle (commerce.md part 3) as data; moves write a history row and use compare-and-set.
-import { Prisma } from "../generated/prisma/client";
+import { type QueryCreator, type RawBuilder, sql } from "kysely";
+import { insertSelect } from "../db/insert-select";
+import type { DB } from "../db/sql";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 
@@ -30,6 +32,21 @@ function checkMove(order: { status: string }, to: OrderStatus, how: MoveHow) {
   }
 }
 
+/** An order move, checked, for a statement to write (writingOrderMoves). */
+export interface OrderMove {
+  order: { id: string; status: string };
+  to: OrderStatus;
+  how: MoveHow;
+  also: { paymentStatus?: string };
+  at: Date;
+}
+
+/** The move checked now (409 invalid_order_transition), not written: moveOrder writes it, or a statement composing it. */
+export function orderMove(ctx: Ctx, order: { id: string; status: string }, to: OrderStatus, how: MoveHow, also: { paymentStatus?: string } = {}): OrderMove {
+  checkMove(order, to, how);
+  return { order: { ...order }, to, how, also, at: ctx.clock.now() };
+}
+
 export async function moveOrder(
   ctx: Ctx,
   order: { id: string; status: string },
@@ -38,111 +55,55 @@ export async function moveOrder(
   /** other columns written in the same statement */
   also: { paymentStatus?: string } = {},
 ) {
-  checkMove(order, to, how);
   // The compare-and-set and the history row in one statement: no history row unless the order moved.
-  const at = ctx.clock.now();
-  const moved = await ctx.db.$executeRaw`
-    WITH u AS (
-      UPDATE "Order" SET status = ${to}, "paymentStatus" = COALESCE(${also.paymentStatus ?? null}, "paymentStatus"), "updatedAt" = ${at}
-      WHERE id = ${order.id}::uuid AND status = ${order.status}
-      RETURNING id
-    )
-    INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", "actorId", reason, source, "createdAt")
-    SELECT gen_random_uuid(), u.id, ${order.status}, ${to}, ${how.actorType}, ${how.actorId ?? null}, ${how.reason ?? null}, ${how.source}, ${at} FROM u`;
-  if (moved !== 1) throw new DomainError("order_state_changed", "The order changed while this request ran; retry");
+  const { qc, moved } = writingOrderMoves(ctx.sql, [orderMove(ctx, order, to, how, also)]);
+  const row = await qc.selectNoFrom(moved.as("moved")).executeTakeFirstOrThrow();
+  assertMoved(row.moved);
 }
 
-// ---- deferred moves --------------------------------------------------------------------------------------------------
-
-/** An order move checked and waiting for a statement to carry it (deferOrderMoves). */
-export interface DeferredOrderMove {
-  order: { id: string; status: string };
-  to: OrderStatus;
-  how: MoveHow;
-  also: { paymentStatus?: string };
-  at: Date;
+/** 409 order_state_changed unless the statement that wrote the moves (writingOrderMoves) moved every order. */
+export function assertMoved(moved: boolean | null | undefined) {
+  if (!moved) throw new DomainError("order_state_changed", "The order changed while this request ran; retry");
 }
 
-declare module "../shared/context" {
-  interface Ctx {
-    /**
-     * set by deferOrderMoves: order moves waiting to ride in the transaction's next statement that takes them
-     * (takeOrderMoves), or written in one statement before it commits
-     */
-    orderMoves?: DeferredOrderMove[];
-  }
-}
 
 /**
- * From now on in this transaction, moveOrderSoon() records moves instead of sending them: the transaction's next
- * statement that calls takeOrderMoves() carries them (one statement fewer: a checkout's capture moves its order in
- * the statement that completes the session), and any not taken are written in one statement before it commits. Only
- * for a command that reads nothing of the order's status after the move: a deferred move is not in the database
- * until that statement.
+ * `qc` with the CTEs that write `moves` (none: unchanged), and `moved`: true in that statement when every order moved
+ * (pass it to assertMoved). Consecutive moves of one order become one compare-and-set from the first status to the
+ * last (a statement updates a row once) and a history row each, in order.
  */
-export function deferOrderMoves(ctx: Ctx) {
-  if (ctx.orderMoves || !ctx.beforeCommit) return;
-  ctx.orderMoves = [];
-  ctx.beforeCommit.push(async (tx) => {
-    const taken = takeOrderMoves(tx);
-    if (!taken) return;
-    const [row] = await tx.db.$queryRaw<{ _orderMoved: boolean }[]>(Prisma.sql`WITH ${taken.ctes} SELECT ${taken.moved} AS "_orderMoved"`);
-    taken.verify(row._orderMoved);
-  });
-}
-
-/** moveOrder, or, after deferOrderMoves, the same move checked now and recorded for a later statement. */
-export async function moveOrderSoon(ctx: Ctx, order: { id: string; status: string }, to: OrderStatus, how: MoveHow, also: { paymentStatus?: string } = {}) {
-  if (!ctx.orderMoves) return moveOrder(ctx, order, to, how, also);
-  checkMove(order, to, how);
-  ctx.orderMoves.push({ order: { ...order }, to, how, also, at: ctx.clock.now() });
-}
-
-/**
- * The deferred moves as CTEs for a statement to carry (with no WITH and no leading comma), `moved`: a boolean
- * expression for that statement's result, true when every order moved; the caller passes it to `verify`, which throws
- * order_state_changed as moveOrder does otherwise (the transaction then rolls back). Consecutive moves of one order
- * become one compare-and-set from the first status to the last (a statement updates a row once) and a history row
- * each. Null when nothing is deferred.
- */
-export function takeOrderMoves(ctx: Ctx): { ctes: Prisma.Sql; moved: Prisma.Sql; verify: (moved: boolean) => void } | null {
-  const moves = ctx.orderMoves?.splice(0);
-  if (!moves?.length) return null;
-  const byOrder = new Map<string, DeferredOrderMove[]>();
+export function writingOrderMoves<Q extends QueryCreator<any>>(qc: Q, moves: readonly OrderMove[]): { qc: Q; moved: RawBuilder<boolean> } {
+  const byOrder = new Map<string, OrderMove[]>();
   for (const m of moves) byOrder.set(m.order.id, [...(byOrder.get(m.order.id) ?? []), m]);
-  const ctes: Prisma.Sql[] = [];
+  let q = qc as QueryCreator<any>;
   const names: string[] = [];
-  let i = 0;
   for (const [id, chain] of byOrder) {
     for (let k = 1; k < chain.length; k++) {
-      if (chain[k].order.status !== chain[k - 1].to) throw new Error(`deferred moves of order ${id} do not chain: ${chain[k - 1].to} then from ${chain[k].order.status}`);
+      if (chain[k].order.status !== chain[k - 1].to) throw new Error(`moves of order ${id} do not chain: ${chain[k - 1].to} then from ${chain[k].order.status}`);
     }
     const first = chain[0];
     const last = chain[chain.length - 1];
-    const paymentStatus = chain.map((m) => m.also.paymentStatus).filter((x) => x !== undefined).at(-1) ?? null;
-    const u = `om_${i}`;
+    const paymentStatus = chain.map((m) => m.also.paymentStatus).filter((x) => x !== undefined).at(-1);
+    const u = `om_${names.length}`;
     names.push(u);
-    const history = chain.map(
-      (m, n) => Prisma.sql`(${m.order.status}, ${m.to}, ${m.how.actorType}, ${m.how.actorId ?? null}, ${m.how.reason ?? null}, ${m.how.source}, ${m.at}::timestamptz, ${n}::int)`,
-    );
-    ctes.push(Prisma.sql`${Prisma.raw(u)} AS (
-      UPDATE "Order" SET status = ${last.to}, "paymentStatus" = COALESCE(${paymentStatus}, "paymentStatus"), "updatedAt" = ${last.at}
-      WHERE id = ${id}::uuid AND status = ${first.order.status}
-      RETURNING id
-    ), ${Prisma.raw(`${u}_h`)} AS (
-      INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", "actorId", reason, source, "createdAt")
-      SELECT gen_random_uuid(), u.id, h.f, h.t, h.a, h.ai, h.r, h.s, h.c
-      FROM ${Prisma.raw(u)} u, (VALUES ${Prisma.join(history)}) AS h(f, t, a, ai, r, s, c, n)
-      ORDER BY h.n
-    )`);
-    i++;
+    q = q
+      .with(u, (db) =>
+        (db as QueryCreator<DB>)
+          .updateTable("Order")
+          .set({ status: last.to, ...(paymentStatus !== undefined ? { paymentStatus } : {}), updatedAt: last.at })
+          .where("id", "=", id)
+          .where("status", "=", first.order.status)
+          .returning("id"),
+      )
+      .with(`${u}_h`, (db) =>
+        insertSelect(db, "OrderStatusHistory", {
+          data: chain.map((m) => ({ fromStatus: m.order.status, toStatus: m.to, actorType: m.how.actorType, actorId: m.how.actorId ?? null, reason: m.how.reason ?? null, source: m.how.source, createdAt: m.at })),
+          set: { id: sql`gen_random_uuid()`, orderId: sql.ref(`${u}.id`) },
+          from: [u],
+          ordered: true,
+        }),
+      );
   }
-  const moved = Prisma.raw(names.map((n) => `EXISTS (SELECT 1 FROM ${n})`).join(" AND "));
-  return {
-    ctes: Prisma.join(ctes, ", "),
-    moved,
-    verify: (ok) => {
-      if (!ok) throw new DomainError("order_state_changed", "The order changed while this request ran; retry");
-    },
-  };
+  const moved = names.length ? sql<boolean>`${sql.join(names.map((n) => sql`EXISTS (SELECT 1 FROM ${sql.table(n)})`), sql` AND `)}` : sql<boolean>`true`;
+  return { qc: q as unknown as Q, moved };
 }

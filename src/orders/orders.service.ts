@@ -1,7 +1,8 @@
 // Orders: reads with every filter, the payment roll-up after any payment change, capture of an order.
 import { filter, pipe } from "graphql-yoga";
 import { z } from "zod";
-import { type Order, type OrderLineItem, type Payment, Prisma } from "../generated/prisma/client";
+import { sql } from "kysely";
+import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
 import { currentStateFirst, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../shared/hub";
 import { requireScope, requireTenant } from "../shared/guards";
@@ -10,7 +11,7 @@ import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { lineTotal } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
-import { moveOrderSoon, ORDER_STATUSES, type Actor } from "./order.machine";
+import { moveOrder, orderMove, type OrderMove, type OrderStatus, ORDER_STATUSES, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
 import { isUuid } from "../shared/ids";
@@ -214,25 +215,35 @@ export async function orderStatusHistory(ctx: Ctx, id: string) {
  * changes) and move a pending or draft order to processing once money is authorized or captured; an order with
  * nothing to deliver (no line requires shipping) goes on to fulfilled (order.fulfilled).
  */
-export async function syncOrderAfterPayment(ctx: Ctx, orderId: string, actor: Actor, facts?: OrderPaymentFacts | null) {
+export async function syncOrderAfterPayment(
+  ctx: Ctx,
+  orderId: string,
+  actor: Actor,
+  facts?: OrderPaymentFacts | null,
+  /** given: the order's moves are checked and put here, for the caller's next statement to write (writingOrderMoves) */
+  opts: { orderMoves?: OrderMove[] } = {},
+) {
   // The order, what its payments add up to and whether a line ships: read by the statement that moved the payment
-  // (`facts`, payment.machine.ts movePaymentReadingOrder), or here in one raw statement (so that a checkout's capture
-  // runs in Kysely's transaction).
-  const o = facts ?? (await ctx.db.$queryRaw<{ facts: OrderPaymentFacts | null }[]>`SELECT ${orderPaymentFactsJson(Prisma.sql`${orderId}::uuid`)} AS facts`)[0].facts;
+  // (`facts`, payment.machine.ts movePaymentReadingOrder), or here in one statement.
+  const o = facts ?? (await ctx.sql.selectNoFrom(orderPaymentFactsJson(sql.val(orderId)).as("facts")).executeTakeFirstOrThrow()).facts;
+  const move = async (order: { id: string; status: string }, to: OrderStatus, how: Parameters<typeof orderMove>[3], also?: { paymentStatus?: string }) => {
+    if (opts.orderMoves) opts.orderMoves.push(orderMove(ctx, order, to, how, also));
+    else await moveOrder(ctx, order, to, how, also);
+  };
   if (!o || o.id !== orderId) throw new Error(`syncOrderAfterPayment: no order ${orderId}`);
   const tenant = await tenantOf(ctx, o);
   const moneyIn = o.payments.some((p) => p.capturedAmount > 0 || ["authorized", "captured", "partially_refunded"].includes(p.status));
   const paymentStatus = derivePaymentStatus(o, o.payments);
   let status = o.status;
   if (moneyIn && (o.status === "pending" || o.status === "draft")) {
-    await moveOrderSoon(ctx, o, "processing", { ...actor, source: "payment" }, { paymentStatus });
+    await move(o, "processing", { ...actor, source: "payment" }, { paymentStatus });
     status = "processing";
     if (!o.needsShipping) {
-      await moveOrderSoon(ctx, { id: o.id, status }, "fulfilled", { ...actor, source: "fulfillment", reason: "Nothing to deliver" });
+      await move({ id: o.id, status }, "fulfilled", { ...actor, source: "fulfillment", reason: "Nothing to deliver" });
       status = "fulfilled";
     }
   } else if (paymentStatus !== o.paymentStatus) {
-    await ctx.db.order.update({ where: { id: o.id }, data: { paymentStatus } });
+    await ctx.sql.updateTable("Order").set({ paymentStatus, updatedAt: ctx.clock.now() }).where("id", "=", o.id).execute();
   }
   const data = { orderId: o.id, status, paymentStatus, previousStatus: o.status, previousPaymentStatus: o.paymentStatus };
   // order.updated for every paymentStatus change and a status change without its own event; order.fulfilled on entry

@@ -1,6 +1,8 @@
 // Payment row states (commerce.md part 3) as data; every status write goes through move().
 import { type Payment, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import { sql, type Updateable } from "kysely";
+import { insertSelect } from "../db/insert-select";
+import type { DB } from "../db/sql";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "../orders/payment-facts";
@@ -65,20 +67,20 @@ export interface LedgerEntry {
  * The compare-and-set and its ledger rows in one statement (the ledger rows only if the payment moved; their seq in
  * the order given).
  */
-function moveWithLedger(ctx: Ctx, p: Pick<Payment, "id" | "status">, to: PaymentStatus, data: Partial<Payment>, ledger: LedgerEntry[], readOrder = false) {
-  const sets = Object.entries({ ...data, status: to, updatedAt: ctx.clock.now() }).map(([column, v]) => {
-    if (!/^[A-Za-z]+$/.test(column)) throw new Error(`movePayment: not a column name: ${column}`);
-    const value = v !== null && typeof v === "object" && !(v instanceof Date) ? Prisma.sql`${JSON.stringify(v)}::jsonb` : Prisma.sql`${v ?? null}`;
-    return Prisma.sql`${Prisma.raw(`"${column}"`)} = ${value}`;
-  });
-  return ctx.db.$queryRaw<Payment[]>`
-    WITH p AS (
-      UPDATE "Payment" SET ${Prisma.join(sets)} WHERE id = ${p.id}::uuid AND status = ${p.status} RETURNING ${columns(Prisma.PaymentScalarFieldEnum)}
-    ), t AS (
-      INSERT INTO "Transaction" (id, "paymentId", type, status, amount, currency, "processorReference", "createdAt")
-      SELECT gen_random_uuid(), p.id, r.type, r.status, r.amount, r.currency, r."processorReference", r."createdAt"
-      FROM p, jsonb_to_recordset(${JSON.stringify(ledger.map((e, n) => ({ ...e, n })))}::jsonb) AS r(type text, status text, amount int, currency text, "processorReference" text, "createdAt" timestamptz, n int)
-      ORDER BY r.n
+function moveWithLedger(ctx: Ctx, p: Pick<Payment, "id" | "status">, to: PaymentStatus, data: Partial<Payment>, ledger: LedgerEntry[], readOrder = false): Promise<Payment[]> {
+  // a JSON column's value is sent as its JSON text
+  const set = Object.fromEntries(
+    Object.entries({ ...data, status: to, updatedAt: ctx.clock.now() }).map(([k, v]) => [k, v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v]),
+  ) as Updateable<DB["Payment"]>;
+  const q = ctx.sql
+    .with("p", (db) => db.updateTable("Payment").set(set).where("id", "=", p.id).where("status", "=", p.status).returning(PAYMENT_COLUMNS))
+    .with("t", (db) =>
+      insertSelect(db, "Transaction", { data: ledger, set: { id: sql`gen_random_uuid()`, paymentId: sql.ref("p.id") }, from: ["p"], ordered: true }).returning("id"),
     )
-    SELECT ${columns(Prisma.PaymentScalarFieldEnum)}${readOrder ? Prisma.sql`, ${orderPaymentFactsJson(Prisma.sql`p."orderId"`, "p")} AS "_order"` : Prisma.empty} FROM p`;
+    .selectFrom("p")
+    .select(PAYMENT_COLUMNS.map((c) => `p.${c}` as const));
+  return (readOrder ? q.select(orderPaymentFactsJson(sql.ref("p.orderId"), "p").as("_order")) : q).execute() as unknown as Promise<Payment[]>;
 }
+
+/** Every column of a payment row, named (no `*`: src/db/prepared.ts). */
+export const PAYMENT_COLUMNS = Object.values(Prisma.PaymentScalarFieldEnum) as (keyof DB["Payment"] & string)[];

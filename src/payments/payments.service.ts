@@ -1,10 +1,11 @@
 // Payments and their transactions on a processor: apply a charge outcome, capture (partial), refund
 // (single-flight), mark failed, the test processor's resolve, and reads with every filter.
+import { sql } from "kysely";
 import { z } from "zod";
 import { actorOf as callerOf } from "../shared/actor";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
-import type { Actor } from "../orders/order.machine";
+import type { Actor, OrderMove } from "../orders/order.machine";
 import { syncOrderAfterPayment } from "../orders/orders.service";
 import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
@@ -65,7 +66,14 @@ export type TransactionType = "authorization" | "capture" | "refund";
 export type TransactionStatus = "pending" | "succeeded" | "failed";
 
 /** Applies a processor's answer to a pending or processing payment, in the caller's transaction. */
-export async function applyChargeResult(ctx: Ctx, payment: Payment, result: ChargeResult, actor: Actor = system) {
+export async function applyChargeResult(
+  ctx: Ctx,
+  payment: Payment,
+  result: ChargeResult,
+  actor: Actor = system,
+  /** given: the order's moves are put here for the caller's next statement to write (syncOrderAfterPayment) */
+  opts: { orderMoves?: OrderMove[] } = {},
+) {
   const now = ctx.clock.now();
   const row = (type: TransactionType, status: TransactionStatus, amount: number) => ({ type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId ?? null, createdAt: now });
   let p: Payment;
@@ -121,14 +129,14 @@ export async function applyChargeResult(ctx: Ctx, payment: Payment, result: Char
       await paymentEvent(ctx, p, "payment.failed", { error: { code: p.errorCode, message: p.errorMessage } });
       break;
   }
-  if (p.orderId) await syncOrderAfterPayment(ctx, p.orderId, actor, order);
+  if (p.orderId) await syncOrderAfterPayment(ctx, p.orderId, actor, order, opts);
   return p;
 }
 
 export async function findPayment(ctx: Ctx, id: string, lock = false) {
   const t = requireTenant(ctx);
   if (!isUuid(id)) throw errors.notFound("Payment");
-  if (lock) await ctx.db.$executeRaw`SELECT 1 FROM "Payment" WHERE id = ${id}::uuid FOR UPDATE`;
+  if (lock) await ctx.sql.selectFrom("Payment").select("id").where("id", "=", id).forUpdate().execute();
   const p = await ctx.db.payment.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } });
   if (!p) throw errors.notFound("Payment");
   return p;
@@ -181,7 +189,7 @@ export async function captureOrderPayments(ctx: Ctx, orderId: string) {
   return withTx(ctx, async (tx) => {
     const order = isUuid(orderId) ? await tx.db.order.findFirst({ where: { id: orderId, applicationId: t.applicationId, environmentId: t.environmentId } }) : null;
     if (!order) throw errors.notFound("Order");
-    await tx.db.$executeRaw`SELECT 1 FROM "Payment" WHERE "orderId" = ${order.id}::uuid FOR UPDATE`;
+    await tx.sql.selectFrom("Payment").select("id").where("orderId", "=", order.id).forUpdate().execute();
     const authorized = await tx.db.payment.findMany({ where: { orderId: order.id, status: "authorized" } });
     for (const p of authorized) await captureLocked(tx, p);
     return order.id;
@@ -207,10 +215,16 @@ export async function refundPaymentAmount(ctx: Ctx, id: string, amountAsked?: nu
     throw new DomainError("refund_not_allowed", `A ${p.status} payment cannot be refunded`, { status: p.status });
   }
   const amount = amountAsked ?? p.capturedAmount - p.refundedAmount;
-  const claimed = await ctx.db.$executeRaw`
-    UPDATE "Payment" SET "refundingAmount" = ${amount}, "updatedAt" = ${ctx.clock.now()}
-    WHERE id = ${p.id}::uuid AND "refundingAmount" = 0 AND status IN ('captured', 'partially_refunded')
-      AND "capturedAmount" - "refundedAmount" >= ${amount} AND ${amount} > 0`;
+  const claim = await ctx.sql
+    .updateTable("Payment")
+    .set({ refundingAmount: amount, updatedAt: ctx.clock.now() })
+    .where("id", "=", p.id)
+    .where("refundingAmount", "=", 0)
+    .where("status", "in", ["captured", "partially_refunded"])
+    .where((eb) => eb(eb("capturedAmount", "-", eb.ref("refundedAmount")), ">=", amount))
+    .where(sql.lit(amount > 0))
+    .executeTakeFirst();
+  const claimed = Number(claim.numUpdatedRows);
   if (claimed !== 1) {
     const now = await ctx.db.payment.findUniqueOrThrow({ where: { id: p.id } });
     if (now.refundingAmount > 0) throw new DomainError("refund_already_in_progress", "Another refund of this payment is in progress; retry when it finishes");

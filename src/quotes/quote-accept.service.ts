@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { CheckoutSession, Prisma } from "../generated/prisma/client";
 import { insertSession, sessionView } from "../checkout/checkout.service";
-import { type EventTenant, recordEvent, tenantOf } from "../events/events.service";
+import { type EventTenant, outboxOf, recordEvent, tenantOf } from "../events/events.service";
 import { notify } from "../notifications/notifications.service";
 import { type Ctx, pgCode, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
@@ -230,7 +230,7 @@ async function materialize(tx: Ctx, q: QuoteFull, rev: RevisionFull, lines: Acce
   });
   const collect = collectOf({ ...rev, items: acceptedItems(rev, lines) });
   const link = `${buyerBaseUrl(tx, q.application.settings)}/q/${openShareToken(tx, q)}`;
-  return insertSession(tx, q, {
+  return insertSession(tx, q, outboxOf(tx), {
     cartId,
     returnUrl: link,
     cancelUrl: link,
@@ -257,7 +257,7 @@ async function currentSession(tx: Ctx, q: QuoteFull, tenant: EventTenant, now: D
   const lapsed = s.status === "expired" || s.status === "cancelled" || (s.status === "open" && s.expiresAt.getTime() <= now.getTime() && !s.completionStartedAt);
   if (q.status !== "accepted" || !lapsed) return s;
   if (s.status === "open") await tx.db.checkoutSession.updateMany({ where: { id: s.id, status: "open" }, data: { status: "expired" } });
-  const resumed = await insertSession(tx, q, {
+  const resumed = await insertSession(tx, q, outboxOf(tx), {
     cartId: s.cartId,
     returnUrl: s.returnUrl,
     cancelUrl: s.cancelUrl,

@@ -186,25 +186,6 @@ const ISOLATION = {
   Serializable: "serializable",
 } as const satisfies Record<Prisma.TransactionIsolationLevel, string>;
 
-/**
- * A command whose only write is one statement, which carries its outbox (events.service.ts withOutbox): PostgreSQL
- * runs a statement atomically, so the command needs no BEGIN, COMMIT or interactive transaction. Its reads before the
- * write see committed rows, as they would in withTx at read committed. Events and emails must be recorded before that
- * statement: one left unwritten when `fn` returns is a programming error (thrown; tests catch it). afterCommit
- * callbacks run once `fn` has returned. Inside a transaction it simply joins it.
- */
-export async function withStatement<T>(ctx: Ctx, fn: (c: Ctx) => Promise<T>): Promise<T> {
-  if (ctx.afterCommit) return fn(ctx);
-  const hooks: (() => void | Promise<void>)[] = [];
-  const c: Ctx = { ...ctx, afterCommit: hooks, beforeCommit: [] };
-  const result = await fn(c);
-  if (c.pendingEvents?.length || (c.pendingEmails as unknown[] | undefined)?.length) {
-    throw new Error("withStatement: an event or email was recorded after the statement that should have carried it");
-  }
-  await runAfterCommit(hooks);
-  return result;
-}
-
 /** Runs a committed command's afterCommit callbacks; one that fails is logged and does not stop the others. */
 async function runAfterCommit(hooks: (() => void | Promise<void>)[]) {
   for (const h of hooks) {

@@ -25,13 +25,8 @@ export type ColumnOf<T extends QueueTableName> = keyof DB[T] & string;
 export type Row<T extends QueueTableName> = Selectable<DB[T]>;
 
 /** Waits before the 2nd, 3rd… attempt (the last repeats), or exponential: base × 2^(n-1), capped, minus up to `jitter` of it. */
-export type RetrySchedule = readonly number[] | Exponential;
-export interface Exponential {
-  baseMs: number;
-  capMs: number;
-  /** 0..1: each wait is shortened by a random part of up to this fraction, so retries of one burst spread out */
-  jitter?: number;
-}
+export type { Exponential, RetrySchedule } from "../config";
+import type { RetrySchedule } from "../config";
 
 export interface RetryPolicy {
   schedule: RetrySchedule;

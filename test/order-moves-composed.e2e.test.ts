@@ -1,12 +1,11 @@
-// Deferred order moves (orders/order.machine.ts deferOrderMoves / moveOrderSoon / takeOrderMoves): a checkout's
-// capture moves its order in the statement that completes the session. Moves not taken by a statement are written
-// before the transaction commits; a move whose compare-and-set fails there throws order_state_changed and undoes the
-// transaction, as moveOrder does. On PGlite and on PostgreSQL.
+// Order moves composed into a statement (orders/order.machine.ts orderMove / writingOrderMoves): a checkout's capture
+// hands its order's moves to the statement that completes the session (finish). A move whose compare-and-set fails
+// there throws order_state_changed and undoes the transaction, as moveOrder does. On PGlite and on PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { startWithSandbox, type TestApp } from "./helpers/app";
 import type { client } from "./helpers/http";
-import { deferOrderMoves, moveOrderSoon, takeOrderMoves } from "../src/orders/order.machine";
-import { makeCtx, withTx } from "../src/shared/context";
+import { assertMoved, moveOrder, orderMove, writingOrderMoves } from "../src/orders/order.machine";
+import { makeCtx, withSqlTx, withTx } from "../src/shared/context";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 
 let t: TestApp;
@@ -21,7 +20,7 @@ const newOrder = (status = "pending") => t.deps.prisma.order.create({ data: { ..
 const history = (orderId: string) =>
   t.deps.prisma.orderStatusHistory.findMany({ where: { orderId }, orderBy: [{ createdAt: "asc" }, { seq: "asc" }], select: { fromStatus: true, toStatus: true, source: true, reason: true } });
 
-test("a checkout whose cart has nothing to ship: the capture's two moves (processing, then fulfilled) ride in one statement, with their history", async () => {
+test("a checkout whose cart has nothing to ship: the capture's two moves (processing, then fulfilled) are written by the statement that completes the session, with their history", async () => {
   const cart = await api("POST", "carts", { key: demo.apiKey, body: { customerEmail: "deferred@example.com" } });
   expect((await api("POST", `carts/${cart.body.data.id}/items`, { key: demo.apiKey, body: { name: "Setup", unitPrice: 10000, type: "service" } })).status).toBe(201);
   const s = await api("POST", "checkout/sessions", { key: demo.apiKey, body: { cartId: cart.body.data.id, returnUrl: "https://a.example/ok", cancelUrl: "https://a.example/no" } });
@@ -40,28 +39,31 @@ test("a checkout whose cart has nothing to ship: the capture's two moves (proces
   expect(types.sort()).toEqual(["order.created", "order.fulfilled", "order.updated"]);
 });
 
-test("a deferred move no statement takes is written before commit; its history row goes with it", async () => {
+test("moves composed into a statement (writingOrderMoves) are written by it, with their history rows, in order", async () => {
   const o = await newOrder();
   const ctx = makeCtx(t.deps);
-  await withTx(ctx, async (tx) => {
-    deferOrderMoves(tx);
-    await moveOrderSoon(tx, o, "processing", { actorType: "system", source: "payment" }, { paymentStatus: "captured" });
-    // not in the database yet: this transaction sees the order as it was
-    expect((await tx.db.$queryRaw<{ status: string }[]>`SELECT status FROM "Order" WHERE id = ${o.id}::uuid`)[0].status).toBe("pending");
+  await withSqlTx(ctx, async (tx) => {
+    const moves = [
+      orderMove(tx, o, "processing", { actorType: "system", source: "payment" }, { paymentStatus: "captured" }),
+      orderMove(tx, { id: o.id, status: "processing" }, "fulfilled", { actorType: "system", source: "fulfillment", reason: "Nothing to deliver" }),
+    ];
+    const { qc, moved } = writingOrderMoves(tx.sql, moves);
+    assertMoved((await qc.selectNoFrom(moved.as("moved")).executeTakeFirstOrThrow()).moved);
   });
   const after = await t.deps.prisma.order.findUniqueOrThrow({ where: { id: o.id } });
-  expect({ status: after.status, paymentStatus: after.paymentStatus }).toEqual({ status: "processing", paymentStatus: "captured" });
-  expect((await history(o.id)).map((r) => [r.fromStatus, r.toStatus])).toEqual([["pending", "processing"]]);
+  expect({ status: after.status, paymentStatus: after.paymentStatus }).toEqual({ status: "fulfilled", paymentStatus: "captured" });
+  expect((await history(o.id)).map((r) => [r.fromStatus, r.toStatus])).toEqual([["pending", "processing"], ["processing", "fulfilled"]]);
 });
 
-test("a deferred move whose order changed meanwhile fails with order_state_changed and the transaction is undone", async () => {
+test("a composed move whose order changed meanwhile fails with order_state_changed and the transaction is undone", async () => {
   const o = await newOrder();
   const ctx = makeCtx(t.deps);
   const marker = randomUUID();
-  const err = await withTx(ctx, async (tx) => {
-    deferOrderMoves(tx);
-    await moveOrderSoon(tx, o, "processing", { actorType: "system", source: "payment" });
-    await tx.db.$executeRaw`UPDATE "Order" SET status = 'cancelled', notes = ${marker} WHERE id = ${o.id}::uuid`;
+  const err = await withSqlTx(ctx, async (tx) => {
+    const move = orderMove(tx, o, "processing", { actorType: "system", source: "payment" });
+    await tx.sql.updateTable("Order").set({ status: "cancelled", notes: marker }).where("id", "=", o.id).execute();
+    const { qc, moved } = writingOrderMoves(tx.sql, [move]);
+    assertMoved((await qc.selectNoFrom(moved.as("moved")).executeTakeFirstOrThrow()).moved);
   }).catch((e: unknown) => e);
   expect(err).toMatchObject({ code: "order_state_changed", status: 409 });
   const after = await t.deps.prisma.order.findUniqueOrThrow({ where: { id: o.id } });
@@ -69,17 +71,13 @@ test("a deferred move whose order changed meanwhile fails with order_state_chang
   expect(await history(o.id)).toEqual([]);
 });
 
-test("moveOrderSoon checks the transition at once, and without deferOrderMoves it moves at once", async () => {
+test("orderMove checks the transition at once; moveOrder writes at once", async () => {
   const o = await newOrder("cancelled");
   const ctx = makeCtx(t.deps);
-  await expect(withTx(ctx, async (tx) => {
-    deferOrderMoves(tx);
-    await moveOrderSoon(tx, o, "processing", { actorType: "system", source: "payment" });
-  })).rejects.toMatchObject({ code: "invalid_order_transition" });
+  expect(() => orderMove(ctx, o, "processing", { actorType: "system", source: "payment" })).toThrow(expect.objectContaining({ code: "invalid_order_transition" }));
   const p = await newOrder();
   await withTx(ctx, async (tx) => {
-    await moveOrderSoon(tx, p, "processing", { actorType: "system", source: "payment" });
-    expect(takeOrderMoves(tx)).toBeNull();
-    expect((await tx.db.$queryRaw<{ status: string }[]>`SELECT status FROM "Order" WHERE id = ${p.id}::uuid`)[0].status).toBe("processing");
+    await moveOrder(tx, p, "processing", { actorType: "system", source: "payment" });
+    expect((await tx.sql.selectFrom("Order").select("status").where("id", "=", p.id).executeTakeFirstOrThrow()).status).toBe("processing");
   });
 });
