@@ -11,7 +11,7 @@ import { clearShipping, createCart, getCart, replaceTaxLines, selectShipping, up
 type CartV = ReturnType<typeof cartView>;
 type LineV = CartV["lineItems"][number];
 
-export const CartStatusEnum = describedEnum<(typeof CART_STATUSES)[number]>("CartStatus", "Where a cart is in its life", {
+const CartStatusEnum = describedEnum<(typeof CART_STATUSES)[number]>("CartStatus", "Where a cart is in its life", {
   open: "Taking changes",
   checkout: "A checkout session is being completed; changes wait",
   converted: "Became an order",

@@ -144,7 +144,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   });
 }
 
-export interface NewSession {
+interface NewSession {
   /** default: a fresh one */
   id?: string;
   cartId: string;

@@ -88,7 +88,7 @@ export const TaxLineRef = builder.objectRef<TaxLine>("TaxLine").implement({
   }),
 });
 
-export type TotalsV = { subtotal: number; discountTotal: number; shippingTotal: number; taxTotal: number; total: number };
+type TotalsV = { subtotal: number; discountTotal: number; shippingTotal: number; taxTotal: number; total: number };
 export const TotalsRef = builder.objectRef<TotalsV>("Totals").implement({
   description: "Amounts in minor units: total = subtotal - discountTotal + shippingTotal + taxTotal",
   fields: (t) => ({

@@ -19,7 +19,7 @@ import { orderHandler } from "./import.orders";
 import { runUndo } from "./import.undo";
 
 /** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
-export const MAX_ERROR_ROWS = 10_000;
+const MAX_ERROR_ROWS = 10_000;
 
 const HANDLERS: Partial<Record<ImportEntity, ImportHandler>> = { customer: customerHandler };
 export function registerImportHandler(entity: ImportEntity, handler: ImportHandler) {
@@ -73,7 +73,7 @@ async function renewLease(db: Tx | Deps["prisma"], deps: Deps, imp: Import, owne
   if (n !== 1) throw new LeaseLost();
 }
 
-export function settingsOf(imp: Import, currency: string, now: Date): ImportSettings {
+function settingsOf(imp: Import, currency: string, now: Date): ImportSettings {
   return {
     importId: imp.id,
     applicationId: imp.applicationId,
@@ -89,7 +89,7 @@ export function settingsOf(imp: Import, currency: string, now: Date): ImportSett
 }
 
 /** A source row seen through the mapping. */
-export function mapRow(row: SourceRow, index: Map<string, { i: number; header: string }>): MappedRow {
+function mapRow(row: SourceRow, index: Map<string, { i: number; header: string }>): MappedRow {
   return {
     rowNumber: row.rowNumber,
     get: (field) => {
@@ -102,7 +102,7 @@ export function mapRow(row: SourceRow, index: Map<string, { i: number; header: s
   };
 }
 
-export function fieldIndex(imp: Import): Map<string, { i: number; header: string }> {
+function fieldIndex(imp: Import): Map<string, { i: number; header: string }> {
   const headers = (imp.headers as string[] | null) ?? [];
   const columns = (imp.columns as Record<string, string> | null) ?? {};
   const index = new Map<string, { i: number; header: string }>();

@@ -64,7 +64,7 @@ async function verify(ctx: Ctx, token: string, resource: OAuthResource): Promise
 }
 
 /** How the token was presented: its Authorization scheme, and the request a DPoP proof must match (none over graphql-ws). */
-export interface Presentation {
+interface Presentation {
   scheme: "bearer" | "dpop";
   dpop?: DpopRequest;
 }

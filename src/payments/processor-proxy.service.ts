@@ -11,8 +11,7 @@ import { currencyCode, positiveAmount } from "../shared/money";
 import { applyChargeResult } from "./payments.service";
 import { isUuid } from "../shared/ids";
 
-export const PROXY_FAILURE_REASONS = ["unknown_charge", "amount_mismatch", "currency_mismatch", "charge_already_used", "charge_failed"] as const;
-type ProxyFailure = (typeof PROXY_FAILURE_REASONS)[number];
+type ProxyFailure = "unknown_charge" | "amount_mismatch" | "currency_mismatch" | "charge_already_used" | "charge_failed";
 
 export const createChargeInput = z.strictObject({
   amount: positiveAmount,
@@ -44,7 +43,7 @@ const MESSAGES: Record<ProxyFailure, string> = {
   charge_failed: "The charge failed on the processor",
 };
 
-export function proxyFailed(reason: ProxyFailure, extra: Record<string, unknown> = {}) {
+function proxyFailed(reason: ProxyFailure, extra: Record<string, unknown> = {}) {
   return new DomainError("payment_failed", 402, MESSAGES[reason], { reason, ...extra });
 }
 

@@ -14,7 +14,7 @@ import type { DpopRequest } from "../oauth/dpop";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 import { isUuid } from "../shared/ids";
 
-export interface CredentialInput {
+interface CredentialInput {
   apiKey?: string | null;
   authorization?: string | null;
   applicationId?: string | null;

@@ -12,7 +12,7 @@
 //   subscriptions without their read scope (platform.md part 7 and decisions.md part 4 said 400).
 // test/error-catalogue.test.ts fails when any DomainError in src/ uses a code missing here or another status.
 
-export type ErrorEntry = { readonly status: number; readonly meaning: string };
+type ErrorEntry = { readonly status: number; readonly meaning: string };
 
 export const ERROR_CATALOGUE = {
   // 400: the request cannot be read or breaks a rule the spec gives 400
@@ -162,7 +162,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 const entries: Record<string, ErrorEntry | undefined> = ERROR_CATALOGUE;
 
-export function isErrorCode(code: string): code is ErrorCode {
+function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(entries, code);
 }
 

@@ -7,8 +7,8 @@ import type { PrismaClient } from "../generated/prisma/client";
 import type { DbHandle } from "./context";
 import { DomainError } from "./errors";
 
-export const HEARTBEAT_MS = 20_000;
-export const WORKER_STALE_SECONDS = 60;
+const HEARTBEAT_MS = 20_000;
+const WORKER_STALE_SECONDS = 60;
 
 export async function beat(db: DbHandle, workerId: string) {
   await db.$executeRaw`INSERT INTO "JobWorker" ("id", "startedAt", "lastSeenAt") VALUES (${workerId}, now(), now())
@@ -29,7 +29,7 @@ export async function startHeartbeat(prisma: PrismaClient, workerId = `${process
   };
 }
 
-export async function workerAlive(db: DbHandle): Promise<boolean> {
+async function workerAlive(db: DbHandle): Promise<boolean> {
   const rows = await db.$queryRaw<{ n: number }[]>`SELECT 1 AS n FROM "JobWorker" WHERE "lastSeenAt" > now() - make_interval(secs => ${WORKER_STALE_SECONDS}) LIMIT 1`;
   return rows.length > 0;
 }

@@ -43,10 +43,10 @@ export function isPublicAddress(ip: string): boolean {
   }
 }
 
-export const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
+const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
 
 /** How one kind of outbound URL is named in its errors. */
-export interface OutboundUrlRules {
+interface OutboundUrlRules {
   /** the error code (422) */
   code: string;
   /** "Webhook URLs", "Scripts": the subject of the messages */
