@@ -23,7 +23,7 @@ import { html, Shell } from "./components/shell";
 import { securePage } from "./security";
 import { refusalHeaders } from "../src/shared/rate-limit";
 
-export const SESSION_COOKIE = "q2c_oauth_session";
+const SESSION_COOKIE = "q2c_oauth_session";
 
 /**
  * Signing in here is not production traffic: the live gate (402 for a session acting in the production environment

@@ -9,7 +9,7 @@ import type { Deps } from "./shared/context";
 import { limitSpecs, RateLimits, storeFor } from "./shared/rate-limit";
 import { sealLegacySigningSecrets } from "./webhooks/endpoints.service";
 
-export interface Runtime {
+interface Runtime {
   db: Db;
   deps: Deps;
 }

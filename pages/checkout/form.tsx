@@ -109,7 +109,7 @@ export function initialValues(v: CheckoutPageView): Fields {
   return out;
 }
 
-export function buttonLabel(v: CheckoutPageView, method: string): string {
+function buttonLabel(v: CheckoutPageView, method: string): string {
   const money = (n: number) => formatMoney(n, v.cart.currency);
   if (method === "net30") return `Place order on Net ${v.netN} terms`;
   return v.deposit ? `Pay the deposit of ${money(v.deposit.amount)}` : `Pay ${money(v.cart.total)}`;

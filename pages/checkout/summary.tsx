@@ -6,13 +6,13 @@
 import type { ComponentChildren } from "preact";
 import { formatMoney } from "../../src/shared/money";
 
-export interface SummaryLine {
+interface SummaryLine {
   name: string;
   quantity: number;
   total: number;
 }
 
-export interface SummaryProps {
+interface SummaryProps {
   currency: string;
   lines: SummaryLine[];
   /** named charges between the lines and the total; zero amounts are left out */

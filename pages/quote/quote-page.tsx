@@ -19,7 +19,7 @@ export function checkoutPath(url: string) {
   return `/checkout/${encodeURIComponent(new URL(url).pathname.split("/").pop() ?? "")}`;
 }
 
-export interface QuotePageProps {
+interface QuotePageProps {
   nonce: string;
   token: string;
   v: BuyerQuoteView;

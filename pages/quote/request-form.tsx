@@ -135,7 +135,7 @@ export function RequestFormPage(p: { nonce: string; formToken: string; f: BuyerF
   );
 }
 
-export interface SentRequest {
+interface SentRequest {
   email?: string;
   name?: string;
   companyName?: string;

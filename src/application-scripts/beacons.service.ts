@@ -8,7 +8,7 @@ import { type Ctx, withTx } from "../shared/context";
 import { sha256Hex } from "../shared/crypto";
 import { errors, parseInput } from "../shared/errors";
 
-export const BEACON_TYPES = ["loaded", "error", "blocked"] as const;
+const BEACON_TYPES = ["loaded", "error", "blocked"] as const;
 export type BeaconType = (typeof BEACON_TYPES)[number];
 export const BEACON_REASONS = ["loaded", "load_failed", "runtime_error", "integrity_mismatch", "csp_violation"] as const;
 export type BeaconReason = (typeof BEACON_REASONS)[number];
@@ -19,7 +19,7 @@ const REASONS: Record<BeaconType, readonly BeaconReason[]> = {
   blocked: ["csp_violation", "integrity_mismatch"],
 };
 /** Distinct reports one checkout session may record; more are accepted and dropped. */
-export const MAX_BEACONS_PER_SESSION = 50;
+const MAX_BEACONS_PER_SESSION = 50;
 
 export const beaconInput = z
   .strictObject({

@@ -17,9 +17,9 @@ import { isUuid } from "../shared/ids";
 export const PLACEMENTS = ["checkout_head", "checkout_body"] as const;
 export type Placement = (typeof PLACEMENTS)[number];
 /** Scripts (not deleted) one application environment may hold. */
-export const MAX_SCRIPTS = 20;
+const MAX_SCRIPTS = 20;
 /** The health read's window. */
-export const HEALTH_WINDOW_MS = 24 * 60 * 60 * 1000;
+const HEALTH_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 const name = z.string().trim().min(1).max(100);
 const src = z.string().trim().min(1).max(2048);
@@ -66,9 +66,9 @@ export const killSwitchInput = z.strictObject({
 /** The `integrity` attribute value of hex SHA-256 bytes. */
 export const integrityOf = (hex: string) => `sha256-${Buffer.from(hex, "hex").toString("base64")}`;
 /** Where the checkout page loads a script version from (the buyer-facing origin). */
-export const assetUrl = (config: Config, id: string, hex: string) => `${config.CHECKOUT_URL}/api/v1/storefront/script-assets/${id}/${hex}`;
+const assetUrl = (config: Config, id: string, hex: string) => `${config.CHECKOUT_URL}/api/v1/storefront/script-assets/${id}/${hex}`;
 
-export function scriptView(s: ApplicationScript, config: Config) {
+function scriptView(s: ApplicationScript, config: Config) {
   return {
     id: s.id,
     name: s.name,

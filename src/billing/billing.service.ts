@@ -15,7 +15,7 @@ import { chargeView, type PaymentMethodView, paymentMethodView, subscriptionView
 import { billingState, type BillingState } from "../platform/live-gate";
 
 /** The platform's plans: a monthly charge in USD minor units. */
-export const PLANS = {
+const PLANS = {
   starter: { name: "Starter", amount: 2900 },
   growth: { name: "Growth", amount: 9900 },
   scale: { name: "Scale", amount: 29900 },
@@ -237,7 +237,7 @@ export function addMonth(d: Date) {
   return n;
 }
 
-export interface ChargeOutcome {
+interface ChargeOutcome {
   charge: PlatformCharge;
   ok: boolean;
 }

@@ -19,7 +19,7 @@ import { assertCartEditable, EDITABLE_STATUSES, lockEditableCart, type TenantIds
 import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
 import { isUuid } from "../shared/ids";
 
-export const MAX_LINE_ITEMS = 250;
+const MAX_LINE_ITEMS = 250;
 export const LINE_ITEM_TYPES = ["product", "subscription", "service", "ticket", "donation", "custom"] as const;
 
 /** The line columns are 32-bit integers. */
@@ -80,7 +80,7 @@ function httpUrl(value: unknown): URL | null {
  * against settings.storefrontBaseUrl, else the first of settings.allowedOrigins (the base is a directory:
  * `img/a.png` lands under its path, `/img/a.png` at its origin); with neither: 400 image_url_unresolvable.
  */
-export async function resolveImageUrl(ctx: Ctx, applicationId: string, imageUrl: string): Promise<string> {
+async function resolveImageUrl(ctx: Ctx, applicationId: string, imageUrl: string): Promise<string> {
   if (SCHEME.test(imageUrl)) {
     if (!httpUrl(imageUrl)) throw errors.validation([{ path: ["imageUrl"], message: "must be an absolute http(s) URL or a relative path" }]);
     return imageUrl;

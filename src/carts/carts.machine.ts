@@ -5,7 +5,7 @@ import { cartErrors } from "./carts.errors";
 import { isUuid } from "../shared/ids";
 
 export const CART_STATUSES = ["open", "checkout", "converted", "abandoned"] as const;
-export type CartStatus = (typeof CART_STATUSES)[number];
+type CartStatus = (typeof CART_STATUSES)[number];
 
 /** Only open carts take changes; the others belong to a checkout, an order or a recovery flow. */
 export const EDITABLE_STATUSES: readonly CartStatus[] = ["open"];

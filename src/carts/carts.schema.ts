@@ -34,7 +34,7 @@ export const TaxLineRef = builder.objectRef<TaxLine>("TaxLine").implement({
 type CartV = ReturnType<typeof cartView>;
 type LineV = CartV["lineItems"][number];
 
-export const CartStatusEnum = describedEnum<(typeof CART_STATUSES)[number]>("CartStatus", "Where a cart is in its life", {
+const CartStatusEnum = describedEnum<(typeof CART_STATUSES)[number]>("CartStatus", "Where a cart is in its life", {
   open: "Taking changes",
   checkout: "A checkout session is being completed; changes wait",
   converted: "Became an order",

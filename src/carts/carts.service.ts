@@ -97,7 +97,7 @@ export function toShippingRate(r: z.infer<z.ZodObject<typeof shippingRateFields>
 
 export const selectShippingInput = z.strictObject({ ...shippingRateFields, currency: currencyInput.optional() });
 
-export const taxLineInput = z.strictObject({
+const taxLineInput = z.strictObject({
   name: shortText(200),
   amount,
   rateBps: z.number().int().min(0).max(10_000).nullish(),

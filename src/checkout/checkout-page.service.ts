@@ -14,7 +14,7 @@ export function netTermsText(netN: number): string {
 }
 
 /** The order's number as a buyer reads it (src/orders/order-number.ts: one definition for every buyer surface). */
-export const orderNumber = orderDisplayNumber;
+const orderNumber = orderDisplayNumber;
 
 const brandOf = (name: string, settings: unknown) => {
   const s = (settings ?? {}) as { logoUrl?: unknown; brandColor?: unknown };

@@ -155,7 +155,7 @@ export async function createCheckoutSession(ctx: Ctx, body: unknown) {
   return input.discountCode || withCustomer ? withTx(ctx, create) : create(ctx);
 }
 
-export interface NewSession {
+interface NewSession {
   /** default: a fresh one */
   id?: string;
   cartId: string;

@@ -4,7 +4,7 @@ import { recordEvent, tenantOf } from "../events/events.service";
 import { type Ctx, withTx } from "../shared/context";
 import { STALE_CLAIM_MS } from "./order-placement";
 
-export function recoveryUrl(template: unknown, cartId: string): string | null {
+function recoveryUrl(template: unknown, cartId: string): string | null {
   return typeof template === "string" && template.includes("{cartId}") ? template.replaceAll("{cartId}", encodeURIComponent(cartId)) : null;
 }
 

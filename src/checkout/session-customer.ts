@@ -11,7 +11,7 @@ import { type EventTenant, recordEvent } from "../events/events.service";
 import { type Ctx, isUniqueViolation } from "../shared/context";
 import { errors } from "../shared/errors";
 
-export interface SessionCustomer {
+interface SessionCustomer {
   customerId?: string;
   externalCustomerId?: string;
   email?: string;

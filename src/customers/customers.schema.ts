@@ -4,7 +4,7 @@ import { builder } from "../graphql/builder";
 import { AddressInput, AddressRef, addressArg } from "../graphql/shared-types";
 import { createCustomer, customerView, getCustomer, getCustomerByExternalId } from "./customers.service";
 
-export const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("Customer").implement({
+const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("Customer").implement({
   description: "A buyer you know: linked to carts and orders, with their own payment terms",
   fields: (t) => ({
     id: t.exposeID("id", { description: "Unique identifier (a UUID; inputs also take it with a `cus_` prefix)" }),

@@ -13,7 +13,7 @@ import { DomainError, errors, parseInput, UNSAFE_TEXT } from "../shared/errors";
 import { isUuid } from "../shared/ids";
 
 /** The application + environment a customer row belongs to. */
-export type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
+type TenantIds = Pick<Tenant, "applicationId" | "environmentId">;
 
 /** Emails are stored trimmed and lower-cased, so one buyer is one row whatever the casing they type. */
 
@@ -39,8 +39,8 @@ export const createCustomerInput = z.strictObject({
   metadata: metadataSchema.optional(),
 });
 
-export const findOrCreateByEmailInput = createCustomerInput.extend({ email: emailSchema });
-export type FindOrCreateByEmailInput = z.input<typeof findOrCreateByEmailInput>;
+const findOrCreateByEmailInput = createCustomerInput.extend({ email: emailSchema });
+type FindOrCreateByEmailInput = z.input<typeof findOrCreateByEmailInput>;
 
 export function customerView(c: Customer) {
   return {

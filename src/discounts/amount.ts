@@ -13,7 +13,7 @@ export interface AppliedDiscountSnapshot {
 }
 
 /** What the cart's and order's `appliedDiscount` read. */
-export interface AppliedDiscountView {
+interface AppliedDiscountView {
   code: string;
   type: "percent" | "fixed";
   value: number;

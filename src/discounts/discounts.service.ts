@@ -15,10 +15,9 @@ import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { type AppliedDiscountSnapshot, discountAmountOn, snapshotOf } from "./amount";
 import { isUuid } from "../shared/ids";
 
-export const DISCOUNT_TYPES = ["percent", "fixed"] as const;
+const DISCOUNT_TYPES = ["percent", "fixed"] as const;
 /** Why a code does not apply (details.reason of 422 discount_invalid). */
-export const INVALID_REASONS = ["unknown_code", "inactive", "not_started", "expired", "over_limit", "below_minimum", "currency_mismatch"] as const;
-export type InvalidReason = (typeof INVALID_REASONS)[number];
+type InvalidReason = "unknown_code" | "inactive" | "not_started" | "expired" | "over_limit" | "below_minimum" | "currency_mismatch";
 
 const MAX_INT = 2_147_483_647;
 const codeInput = z
@@ -59,7 +58,7 @@ export const applyDiscountInput = z.strictObject({ code: z.string().trim().min(1
 export const discountListQuery = pageQuery.extend({ active: z.enum(["true", "false"]).optional(), code: z.string().trim().min(1).max(100).optional() });
 
 /** Codes compare case-insensitively: the unique key per application + environment. */
-export const codeKeyOf = (code: string) => code.trim().toLowerCase();
+const codeKeyOf = (code: string) => code.trim().toLowerCase();
 
 export function discountView(d: Discount) {
   return {
@@ -79,7 +78,7 @@ export function discountView(d: Discount) {
   };
 }
 
-export const discountErrors = {
+const discountErrors = {
   codeTaken: (code: string) =>
     new DomainError("discount_code_taken", `A discount with the code "${code}" already exists (codes are case-insensitive)`, { field: "code", code }),
   invalid: (reason: InvalidReason, code: string, extra: Record<string, unknown> = {}) =>
@@ -205,7 +204,7 @@ export async function updateDiscount(ctx: Ctx, id: string, body: unknown) {
 // ---- carts ---------------------------------------------------------------------------------------------
 
 /** Why `d` cannot go on a cart with this currency and subtotal now, or null when it can. */
-export function invalidReason(d: Discount | null, cart: { currency: string; subtotal: number }, now: Date): InvalidReason | null {
+function invalidReason(d: Discount | null, cart: { currency: string; subtotal: number }, now: Date): InvalidReason | null {
   if (!d) return "unknown_code";
   if (!d.active) return "inactive";
   if (d.startsAt && d.startsAt > now) return "not_started";

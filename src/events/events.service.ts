@@ -122,17 +122,17 @@ async function writeEvents(ctx: Ctx) {
   await writingOutbox(ctx.sql, outbox).selectNoFrom(sql<number>`1`.as("one")).execute();
 }
 
-export function canRead(p: Principal, type: string) {
+function canRead(p: Principal, type: string) {
   const scope = READ_SCOPE.get(type);
   return scope !== undefined && hasScope(p.scopes, scope);
 }
 
-export function readableTypes(p: Principal) {
+function readableTypes(p: Principal) {
   return EVENT_TYPES.filter((t) => canRead(p, t));
 }
 
 /** The event types a caller asked for (all it may read when none), checked: unknown is 422, unreadable 403. */
-export function typesToRead(p: Principal, requested: string[] | null | undefined, path: (string | number)[]): string[] {
+function typesToRead(p: Principal, requested: string[] | null | undefined, path: (string | number)[]): string[] {
   if (!requested?.length) return readableTypes(p);
   const unknown = requested.filter((x) => !READ_SCOPE.has(x));
   if (unknown.length) throw errors.validation(unknown.map((x) => ({ path, message: `Unknown event type "${x}"` })));
@@ -142,7 +142,7 @@ export function typesToRead(p: Principal, requested: string[] | null | undefined
 }
 
 /** Marks the end of a live stream whose credential was revoked while it was open. */
-export const CREDENTIAL_ENDED = Symbol("credential ended");
+const CREDENTIAL_ENDED = Symbol("credential ended");
 const LIVE_RECHECK_MS = 1_000;
 
 /**
@@ -189,7 +189,7 @@ export function whileCredentialLive<T>(ctx: Ctx, source: AsyncIterable<T>): Asyn
 }
 
 /** The first item of a `…Updated(id)` stream: "send the current state" (the resolver reads it). */
-export const CURRENT_STATE = Symbol("current state");
+const CURRENT_STATE = Symbol("current state");
 
 /**
  * A resource's live stream that starts with its current state. The source is subscribed before the first item is

@@ -8,7 +8,7 @@ import type { Deps } from "../shared/context";
 import { PROJECT_ROOT } from "../paths";
 
 const ASSET_DIR = path.join(PROJECT_ROOT, "pages", "extension-bridge");
-export const BRIDGE_ASSETS = { "/extension-bridge.js": "extension-bridge.js", "/extension-host.js": "extension-host.js" } as const;
+const BRIDGE_ASSETS = { "/extension-bridge.js": "extension-bridge.js", "/extension-host.js": "extension-host.js" } as const;
 
 /** Read once per process, then served from memory with a strong ETag. */
 const loaded = new Map<string, { body: Buffer; etag: string }>();

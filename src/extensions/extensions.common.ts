@@ -14,7 +14,7 @@ export const newId = (prefix: "ext" | "ver" | "inst" | "extc") => `${prefix}_${r
 export const idLike = (prefix: string, id: string) => new RegExp(`^${prefix}_[A-Za-z0-9]{1,64}$`).test(id);
 
 /** A member who may manage extensions: a workspace role, or admin/developer on some application. */
-export function canPublish(m: MemberInfo) {
+function canPublish(m: MemberInfo) {
   return m.workspaceRole !== null || m.applicationRoles.some((r) => memberHasPermission(m, "application:extensions:write", r.applicationId));
 }
 
@@ -121,7 +121,7 @@ export function versionView(v: ExtensionVersion) {
 }
 export type VersionView = ReturnType<typeof versionView>;
 
-export interface EnvFacts {
+interface EnvFacts {
   slug: string;
   kind: string;
   providerEnvironment: string;

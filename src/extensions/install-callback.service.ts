@@ -13,7 +13,7 @@ import { assertPublicLiteral, blockedAddressOf, guardedLookup, type Resolver, sy
 import { Agent, fetch as guardedFetch } from "undici";
 
 export const INSTALL_CALLBACK_JOB = "extension-install-callbacks";
-export const INSTALL_CALLBACK_ATTEMPTS = 3;
+const INSTALL_CALLBACK_ATTEMPTS = 3;
 /** Install tokens are short-lived: a receiver verifies them on arrival. */
 const TOKEN_TTL_SECONDS = 300;
 const LEASE_MS = 60_000;
@@ -38,7 +38,7 @@ export async function queueInstallCallback(tx: Ctx, inst: Installation) {
 }
 
 /** The signed install token of an installation (also what a receiver verifies). */
-export function installToken(deps: Deps, inst: { id: string; extensionId: string; installSequence: number }) {
+function installToken(deps: Deps, inst: { id: string; extensionId: string; installSequence: number }) {
   return signJwt(deps, "extensions", { installSequence: inst.installSequence, typ: "extension.install" }, { issuer: "service", subject: inst.id, audience: inst.extensionId, ttlSeconds: TOKEN_TTL_SECONDS });
 }
 

@@ -44,7 +44,7 @@ export function scheduleDeployProbe(deps: Deps, delayMs = PING_AFTER_DEPLOY_MS, 
   return () => clearTimeout(timer);
 }
 
-export interface DeliveryOutcome {
+interface DeliveryOutcome {
   endpointId: string;
   ok: boolean;
   dead: boolean;
@@ -118,7 +118,7 @@ async function maybeSuspend(deps: Deps, tx: Tx, endpointId: string, installation
 }
 
 /** An alert on an endpoint (the alert path), plus an email to application admins and the publisher for installs. */
-export async function raiseInstallAlert(deps: Deps, tx: Tx, endpointId: string, kind: string, statusCodes: number[], message: string) {
+async function raiseInstallAlert(deps: Deps, tx: Tx, endpointId: string, kind: string, statusCodes: number[], message: string) {
   await tx.webhookAlert.create({ data: { endpointId, kind, statusCodes, createdAt: deps.clock.now() } });
   await notifyInstallAlert(deps, tx, endpointId, message);
 }

@@ -34,7 +34,7 @@ async function envOf(ctx: Ctx, environmentId: string) {
  * page of them), one after the other, since ctx.db may be a transaction, whose one connection takes one statement
  * at a time.
  */
-export async function viewsOf(ctx: Ctx, items: Installation[]) {
+async function viewsOf(ctx: Ctx, items: Installation[]) {
   if (!items.length) return [];
   const envs = await ctx.db.environment.findMany({ where: { id: { in: [...new Set(items.map((i) => i.environmentId))] } }, select: ENV_FACTS });
   const versionIds = [...new Set(items.map((i) => i.versionId).filter((v): v is string => v !== null))];
@@ -48,7 +48,7 @@ export async function viewsOf(ctx: Ctx, items: Installation[]) {
   });
 }
 
-export async function viewOf(ctx: Ctx, i: Installation) {
+async function viewOf(ctx: Ctx, i: Installation) {
   return (await viewsOf(ctx, [i]))[0];
 }
 
@@ -261,7 +261,7 @@ export async function uninstall(ctx: Ctx, id: string, body: unknown) {
 }
 
 /** The one uninstall path (merchant now; staff takedowns call it with staff_takedown). */
-export async function uninstallInstallation(ctx: Ctx, inst: Installation, reason: "merchant" | "staff_takedown") {
+async function uninstallInstallation(ctx: Ctx, inst: Installation, reason: "merchant" | "staff_takedown") {
   return withTx(ctx, async (tx) => {
     const now = tx.clock.now();
     const res = await tx.db.installation.updateMany({

@@ -32,7 +32,7 @@ const httpUrl = z
   }, "must be an absolute http(s) URL without credentials");
 
 /** The manifest fields a create or update accepts (update: all optional, null clears the optional ones). */
-export const manifestFields = {
+const manifestFields = {
   name: z.string().trim().min(1).max(100),
   description: z.string().trim().max(2000).nullable().optional(),
   iframeUrl: httpUrl.nullable().optional(),
@@ -46,7 +46,7 @@ export const createExtensionInput = z.strictObject(manifestFields);
 export const updateExtensionInput = z.strictObject({ ...manifestFields, name: manifestFields.name.optional() });
 
 /** Scopes an extension may hold: the registry less `*` and the human and staff families. */
-export function isExtensionScope(s: string) {
+function isExtensionScope(s: string) {
   return s !== "*" && (ALL_SCOPES as readonly string[]).includes(s) && !NON_EXTENSION_PREFIXES.some((p) => s.startsWith(p));
 }
 

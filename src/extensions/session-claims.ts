@@ -30,7 +30,7 @@ export interface ExtensionSession {
 }
 
 /** The fields of a manifest this module reads, from the installed version (or the extension for a legacy install). */
-export interface ManifestView {
+interface ManifestView {
   scopes: string[];
   iframeUrl: string | null;
 }

@@ -9,9 +9,9 @@ import type { PrismaClient } from "../generated/prisma/client";
 import type { Ctx } from "../shared/context";
 import { publicJwks, signJwt } from "../platform/signing-keys";
 
-export const SESSION_KEY_PURPOSE = "extensions";
+const SESSION_KEY_PURPOSE = "extensions";
 /** the `iss` of every token this service signs */
-export const TOKEN_ISSUER = "service";
+const TOKEN_ISSUER = "service";
 const ALG = "RS256";
 /** how long a process trusts the keys it read before reading them again */
 const RELOAD_MS = 60_000;

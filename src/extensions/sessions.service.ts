@@ -16,7 +16,7 @@ import { revealOnce } from "../shared/secrets";
 import { signSessionToken } from "./session-keys";
 import { type ExtensionSession, type ExtensionSessionContext, extensionScopes, manifestOf, originOf, roleOf, SESSION_TOKEN_USE } from "./session-claims";
 
-export const installationIdParam = z.string().min(1).max(100);
+const installationIdParam = z.string().min(1).max(100);
 
 /**
  * An active install the calling member may open: in their workspace, on an application they have a role on (else

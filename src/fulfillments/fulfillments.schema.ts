@@ -41,7 +41,7 @@ const ShipmentRef = builder.objectRef<NonNullable<FulfillmentV["shipment"]>>("Sh
   }),
 });
 
-export const FulfillmentRef = builder.objectRef<FulfillmentV>("Fulfillment").implement({
+const FulfillmentRef = builder.objectRef<FulfillmentV>("Fulfillment").implement({
   description: "A handover of order units, with an optional shipment",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -56,7 +56,7 @@ export const FulfillmentRef = builder.objectRef<FulfillmentV>("Fulfillment").imp
   }),
 });
 
-export const OrderReturnRef = builder.objectRef<ReturnV>("OrderReturn").implement({
+const OrderReturnRef = builder.objectRef<ReturnV>("OrderReturn").implement({
   description: "Units of an order asked back, then received or cancelled",
   fields: (t) => ({
     id: t.exposeID("id"),

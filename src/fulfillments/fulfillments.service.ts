@@ -15,7 +15,7 @@ import { isUuid } from "../shared/ids";
 const text = (max: number) => z.string().trim().min(1).max(max);
 const httpUrl = z.url({ protocol: /^https?$/, message: "Must be an http or https URL" }).max(2000);
 
-export const shipmentInput = z.strictObject({
+const shipmentInput = z.strictObject({
   carrier: text(100).optional(),
   trackingNumber: text(200).optional(),
   trackingUrl: httpUrl.optional(),

@@ -66,7 +66,7 @@ export async function bumpLines(ctx: Ctx, orderId: string, lines: OrderLineItem[
 }
 
 /** The status the remaining quantities call for, from processing, partially_fulfilled or fulfilled. */
-export function statusFromQuantities(lines: Pick<OrderLineItem, "requiresShipping" | "quantity" | "fulfilledQuantity">[]): OrderStatus {
+function statusFromQuantities(lines: Pick<OrderLineItem, "requiresShipping" | "quantity" | "fulfilledQuantity">[]): OrderStatus {
   const shippable = lines.filter((l) => l.requiresShipping);
   const remaining = shippable.reduce((a, l) => a + Math.max(0, l.quantity - l.fulfilledQuantity), 0);
   const handed = shippable.reduce((a, l) => a + Math.min(l.fulfilledQuantity, l.quantity), 0);

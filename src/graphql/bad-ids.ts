@@ -10,7 +10,7 @@ const hasUnsafe = (v: unknown): boolean => (typeof v === "string" ? UNSAFE_TEXT.
 /** a NUL or surrogate escape in the document's text: literals worth a look */
 const SUSPECT_LITERAL = /\\u0000|\\u[dD][89a-fA-F]/;
 
-export function badIdArgument(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined): boolean {
+function badIdArgument(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined): boolean {
   const suspectVars = variables ? Object.values(variables).some(hasUnsafe) : false;
   const suspectLiterals = SUSPECT_LITERAL.test(document.loc?.source.body ?? "");
   if (!suspectVars && !suspectLiterals) return false;

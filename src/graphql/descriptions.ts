@@ -4,7 +4,7 @@
 import { type GraphQLSchema, isInputObjectType, isInterfaceType, isObjectType } from "graphql";
 
 /** Field and argument names whose meaning is the same on every type. */
-export const COMMON_FIELDS: Record<string, string> = {
+const COMMON_FIELDS: Record<string, string> = {
   id: "Unique identifier",
   createdAt: "When it was created (ISO 8601, UTC)",
   updatedAt: "When it last changed (ISO 8601, UTC)",
@@ -18,7 +18,7 @@ export const COMMON_FIELDS: Record<string, string> = {
 };
 
 /** Arguments of list fields. */
-export const COMMON_ARGS: Record<string, string> = {
+const COMMON_ARGS: Record<string, string> = {
   limit: "Items per page, 1 to 100 (default 20)",
   cursor: "pageInfo.cursor of the previous page; omit for the first page",
 };

@@ -8,14 +8,14 @@
 //   from the serial number itself (no time zone: Excel dates have none), honouring the 1904 date system.
 import * as XLSX from "@e965/xlsx";
 
-export interface ParsedExcel {
+interface ParsedExcel {
   sheets: string[];
   sheet: string;
   rows: string[][];
 }
 
 /** Why a workbook was refused: the caller turns it into a 422 naming `field`. */
-export interface ExcelRefusal {
+interface ExcelRefusal {
   field: "file" | "sheetName";
   message: string;
   sheets?: string[];
@@ -34,7 +34,7 @@ export interface ExcelParseRequest {
 const pad2 = (n: number) => String(n).padStart(2, "0");
 
 /** A number cell as text: 15 significant digits like Excel, without an exponent between 1e-9 and 1e21. */
-export function numberText(v: number): string {
+function numberText(v: number): string {
   if (!Number.isFinite(v)) return String(v);
   if (Number.isInteger(v) && Math.abs(v) < 1e21) return v.toFixed(0);
   const n = Number(v.toPrecision(15));
@@ -45,7 +45,7 @@ export function numberText(v: number): string {
 }
 
 /** A date-formatted serial number as YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS, or HH:MM:SS for a time alone. */
-export function dateText(serial: number, date1904: boolean): string {
+function dateText(serial: number, date1904: boolean): string {
   const p = XLSX.SSF.parse_date_code(serial, { date1904 }) as { y: number; m: number; d: number; H: number; M: number; S: number } | null;
   if (!p) return numberText(serial);
   const time = `${pad2(p.H)}:${pad2(p.M)}:${pad2(p.S)}`;

@@ -13,7 +13,7 @@ import path from "node:path";
 import { DomainError, errors } from "../shared/errors";
 import type { ExcelParseRequest, ExcelParseResult } from "./import.excel.parse";
 
-export interface ExcelRows {
+interface ExcelRows {
   /** every sheet name, in workbook order */
   sheets: string[];
   /** the sheet read (the first unless one was named) */

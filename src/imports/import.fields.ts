@@ -1,6 +1,6 @@
 // The target fields a column can be mapped to, per entity, and the suggestion for a header: a header is compared
 // after lower-casing and dropping everything but letters and digits ("E-mail Address" -> "emailaddress").
-export const CUSTOMER_FIELDS = [
+const CUSTOMER_FIELDS = [
   "customer.email",
   "customer.externalId",
   "customer.name",
@@ -11,7 +11,7 @@ export const CUSTOMER_FIELDS = [
   "customer.netTermsDays",
 ] as const;
 
-export const ORDER_FIELDS = [
+const ORDER_FIELDS = [
   "order.externalId",
   "order.date",
   "order.status",
@@ -59,7 +59,7 @@ export const ORDER_FIELDS = [
 export type ImportEntity = "customer" | "order";
 export const IMPORT_ENTITIES = ["customer", "order"] as const;
 export const PROVIDERS = ["shopify", "woocommerce"] as const;
-export type Provider = (typeof PROVIDERS)[number];
+type Provider = (typeof PROVIDERS)[number];
 
 export function targetFields(entity: ImportEntity): readonly string[] {
   return entity === "customer" ? CUSTOMER_FIELDS : ORDER_FIELDS;

@@ -6,7 +6,7 @@ import { parse } from "csv-parse";
 
 export const INSPECT_BYTES = 1024 * 1024;
 export const SAMPLE_ROWS = 20;
-export const DELIMITERS = [",", ";", "\t", "|"] as const;
+const DELIMITERS = [",", ";", "\t", "|"] as const;
 const SNIFF_ROWS = 50;
 
 export type Dialect = {
@@ -30,7 +30,7 @@ export async function readHead(stream: Readable, limit = INSPECT_BYTES): Promise
 }
 
 /** Records of `text` with `delimiter`, at most `max`; a record cut by the 1 MB boundary (unclosed quote) ends the list. */
-export async function parseRecords(text: string, delimiter: string, max: number): Promise<string[][]> {
+async function parseRecords(text: string, delimiter: string, max: number): Promise<string[][]> {
   const out: string[][] = [];
   const parser = parse({ delimiter, quote: '"', relax_column_count: true, relax_quotes: true, skip_empty_lines: true, to: max });
   parser.end(text);

@@ -61,7 +61,7 @@ const wooWord = (w: string) =>
     .replace(/[\s_]+/g, "-");
 
 /** The accepted words of a status column, for the error message. */
-export function vocabulary(provider: ImportSettings["provider"], field: "status" | "paymentStatus" | "fulfillmentStatus"): string[] {
+function vocabulary(provider: ImportSettings["provider"], field: "status" | "paymentStatus" | "fulfillmentStatus"): string[] {
   if (field === "status") return provider === "woocommerce" ? Object.keys(WOO_STATUS) : OUR_STATUSES;
   if (field === "paymentStatus") return provider === "shopify" ? Object.keys(SHOPIFY_PAYMENT) : OUR_PAYMENT;
   return provider === "shopify" ? Object.keys(SHOPIFY_FULFILLMENT) : OUR_FULFILLMENT;

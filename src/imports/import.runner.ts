@@ -22,7 +22,7 @@ import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import type { Sql } from "../db/sql";
 
 /** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
-export const MAX_ERROR_ROWS = 10_000;
+const MAX_ERROR_ROWS = 10_000;
 
 const HANDLERS: Partial<Record<ImportEntity, ImportHandler>> = { customer: customerHandler };
 export function registerImportHandler(entity: ImportEntity, handler: ImportHandler) {
@@ -83,7 +83,7 @@ async function renewLease(sql: Sql, deps: Deps, imp: Import, owner: string) {
   if (!held) throw new LeaseLost();
 }
 
-export function settingsOf(imp: Import, currency: string, now: Date): ImportSettings {
+function settingsOf(imp: Import, currency: string, now: Date): ImportSettings {
   return {
     importId: imp.id,
     applicationId: imp.applicationId,
@@ -99,7 +99,7 @@ export function settingsOf(imp: Import, currency: string, now: Date): ImportSett
 }
 
 /** A source row seen through the mapping. */
-export function mapRow(row: SourceRow, index: Map<string, { i: number; header: string }>): MappedRow {
+function mapRow(row: SourceRow, index: Map<string, { i: number; header: string }>): MappedRow {
   return {
     rowNumber: row.rowNumber,
     get: (field) => {
@@ -112,7 +112,7 @@ export function mapRow(row: SourceRow, index: Map<string, { i: number; header: s
   };
 }
 
-export function fieldIndex(imp: Import): Map<string, { i: number; header: string }> {
+function fieldIndex(imp: Import): Map<string, { i: number; header: string }> {
   const headers = (imp.headers as string[] | null) ?? [];
   const columns = (imp.columns as Record<string, string> | null) ?? {};
   const index = new Map<string, { i: number; header: string }>();

@@ -8,16 +8,16 @@ import { recordEvent, tenantOf } from "../events/events.service";
 import { type Deps, makeCtx, type Tx, withTx } from "../shared/context";
 import type { RecordRow } from "./import.handler";
 
-export interface UndoChunk {
+interface UndoChunk {
   deleted: string[];
   /** reason -> ids kept for it */
   kept: Record<string, string[]>;
 }
 
-export type UndoStep = (tx: Tx, imp: Import, ids: string[]) => Promise<UndoChunk>;
+type UndoStep = (tx: Tx, imp: Import, ids: string[]) => Promise<UndoChunk>;
 
 /** The order entities are undone in: dependents before what they depend on. */
-export const UNDO_ORDER: RecordRow["entityType"][] = ["payment", "fulfillment", "order", "customer"];
+const UNDO_ORDER: RecordRow["entityType"][] = ["payment", "fulfillment", "order", "customer"];
 const STEPS: Partial<Record<RecordRow["entityType"], UndoStep>> = {};
 export function registerUndoStep(entity: RecordRow["entityType"], step: UndoStep) {
   STEPS[entity] = step;

@@ -3,14 +3,14 @@
 // error report shows next to the row and column.
 import { z } from "zod";
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+type Parsed<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
 const bad = (code: string, message: string): Parsed<never> => ({ ok: false, code, message });
 
 /** Currencies without a minor unit (ISO 4217 exponent 0) and with three decimals; the rest have two. */
 const ZERO_DECIMAL = new Set(["BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF"]);
 const THREE_DECIMAL = new Set(["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]);
-export function currencyExponent(currency: string): number {
+function currencyExponent(currency: string): number {
   const c = currency.toUpperCase();
   return ZERO_DECIMAL.has(c) ? 0 : THREE_DECIMAL.has(c) ? 3 : 2;
 }

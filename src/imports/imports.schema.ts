@@ -126,7 +126,7 @@ const ErrorReportRef = builder.objectRef<ImportErrorReport>("ImportErrorReport")
   }),
 });
 
-export const ImportRef = builder.objectRef<ImportView>("Import").implement({
+const ImportRef = builder.objectRef<ImportView>("Import").implement({
   description: "A bulk import of customers or orders from a file",
   fields: (t) => ({
     id: t.exposeID("id", { description: "The import's id" }),

@@ -20,15 +20,15 @@ import { currentStateFirst, whileCredentialLive } from "../events/events.service
 import { importTopic } from "../shared/hub";
 import { isUuid } from "../shared/ids";
 
-export const UPLOAD_TTL_SECONDS = 3600;
+const UPLOAD_TTL_SECONDS = 3600;
 /** CSV or TSV: 500 MB (commerce limits). */
-export const CSV_MAX_BYTES = 500 * 1024 * 1024;
+const CSV_MAX_BYTES = 500 * 1024 * 1024;
 /** .xlsx: 10 MB; .xls: 25 MB (commerce limits; 65,536 data rows either way, see import.excel.ts). */
-export const XLSX_MAX_BYTES = 10 * 1024 * 1024;
-export const XLS_MAX_BYTES = 25 * 1024 * 1024;
+const XLSX_MAX_BYTES = 10 * 1024 * 1024;
+const XLS_MAX_BYTES = 25 * 1024 * 1024;
 const UPLOAD_PURPOSE = "import-upload.v1";
 
-export type FileFormat = "csv" | "tsv" | "xlsx" | "xls";
+type FileFormat = "csv" | "tsv" | "xlsx" | "xls";
 type FormatRule = { format: FileFormat; contentType: string; maxBytes: number; limit: string };
 const CSV_RULE = { maxBytes: CSV_MAX_BYTES, limit: "500 MB for a CSV or TSV file" };
 const FORMATS: Record<string, FormatRule> = {

@@ -30,7 +30,7 @@ function transportFor(url: string): Transporter {
   return t;
 }
 
-export type SenderBrand = Brand & { workspaceId: string; sellerEmail: string | null };
+type SenderBrand = Brand & { workspaceId: string; sellerEmail: string | null };
 
 export async function brandOf(ctx: Ctx, applicationId: string): Promise<SenderBrand> {
   const app = await ctx.db.application.findUniqueOrThrow({ where: { id: applicationId }, select: { name: true, settings: true, workspaceId: true } });
@@ -59,7 +59,7 @@ async function merchantAddresses(ctx: Ctx, brand: SenderBrand): Promise<string[]
  * Reply-To of a buyer email: the rep who acted (queued with it), else the seller's contact address, else the
  * application's supportEmail. Merchant-team emails reply to the buyer when there is one.
  */
-export function replyToOf(audience: string, vars: EmailVars, brand: SenderBrand): string | null {
+function replyToOf(audience: string, vars: EmailVars, brand: SenderBrand): string | null {
   if (audience === "merchant") return vars.customerEmail ?? null;
   return vars.repEmail || brand.sellerEmail || brand.supportEmail || null;
 }
@@ -80,7 +80,7 @@ export function overrideText(o: { subject: string | null; heading: string | null
 
 const quoteName = (name: string) => `"${name.replace(/["\\\r\n]/g, "")}"`;
 
-export type DispatchCounts = { sent: number; kept: number; retried: number; failed: number };
+type DispatchCounts = { sent: number; kept: number; retried: number; failed: number };
 
 /** One batch: claims due emails and sends (or keeps) each. Returns counts for operators. */
 export async function dispatchEmails(deps: Deps): Promise<DispatchCounts> {

@@ -18,7 +18,7 @@ import { EMAIL_TEMPLATES, type EmailVars, isTemplateName, renderEmail, SAMPLE_VA
 
 export { dispatchEmails, drainEmails, MailDispatcher } from "./mail-sender";
 
-export interface QueuedEmail {
+interface QueuedEmail {
   template: TemplateName;
   /** buyer addresses; the merchant team's are resolved when sending */
   to?: string[];
@@ -126,7 +126,7 @@ async function writeEmails(ctx: Ctx) {
 
 // ---- reads: the outbox and the templates ------------------------------------------------------------------------
 
-export function emailView(e: Email) {
+function emailView(e: Email) {
   return {
     id: e.id,
     template: e.template,

@@ -5,7 +5,7 @@
 export { renderEmail, type RenderedEmail } from "./render";
 
 /** buyer and invitee emails go to the addresses queued with them; merchant emails to the team, resolved at send */
-export type Audience = "buyer" | "merchant" | "invitee" | "member";
+type Audience = "buyer" | "merchant" | "invitee" | "member";
 
 export interface TemplateText {
   subject: string;

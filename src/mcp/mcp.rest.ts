@@ -18,7 +18,7 @@ import { hasScope, OAUTH_SCOPES } from "../shared/scopes";
 import { verifyUtf8 } from "../rest/http";
 import { TOOLS, type ToolDef } from "./tools";
 
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 // The SDK loads on the first /mcp request: every process serves the route, few are ever called on it.
 interface Sdk {
@@ -75,7 +75,7 @@ function buildServer(deps: Deps, principal: Principal) {
 }
 
 /** The scopes the tools need: what /mcp's protected resource metadata lists (RFC 9728), not every grantable scope. */
-export const MCP_SCOPES = [...new Set(TOOLS.map((t) => t.scope))].sort();
+const MCP_SCOPES = [...new Set(TOOLS.map((t) => t.scope))].sort();
 
 /** A quoted-string value of a WWW-Authenticate parameter (RFC 9110): no quote, backslash or control character. */
 const quoted = (s: string) => `"${s.replace(/[^\x20-\x7e]|["\\]/g, " ").slice(0, 300)}"`;

@@ -10,9 +10,9 @@ import { keyset, parseListQuery, toPage } from "../shared/pagination";
 import { isUuid } from "../shared/ids";
 
 export const NOTIFICATION_TYPES = ["quote.expired_link_opened", "quote.comment_added", "quote.revision_requested", "quote.declined", "quote.accepted"] as const;
-export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
-export interface NewNotification {
+interface NewNotification {
   type: NotificationType;
   quoteId?: string | null;
   title: string;
@@ -36,7 +36,7 @@ export async function notify(tx: Ctx, t: { applicationId: string; environmentId:
   });
 }
 
-export function notificationView(n: Notification) {
+function notificationView(n: Notification) {
   return {
     id: n.id,
     type: n.type,

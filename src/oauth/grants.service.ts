@@ -77,7 +77,7 @@ async function loadGrants(ctx: Ctx, where: { memberId: string; id?: string; revo
 }
 
 /** What an authorized app looks like to its member (REST and GraphQL). */
-export function authorizedAppView(g: GrantWithNames) {
+function authorizedAppView(g: GrantWithNames) {
   return {
     id: g.id,
     clientId: g.clientId,

@@ -19,8 +19,8 @@ import { DPOP_ALGS } from "./dpop";
 import { countTokenFailures, refuseThrottledTokenRequest } from "./token-throttle";
 import { securePage } from "../../pages/security";
 
-export const ACCESS_TOKEN_TTL = 3600;
-export const AUTHORIZATION_CODE_TTL = 600;
+const ACCESS_TOKEN_TTL = 3600;
+const AUTHORIZATION_CODE_TTL = 600;
 const REFRESH_TOKEN_TTL = 30 * 24 * 3600;
 const GRANT_TTL = 365 * 24 * 3600;
 /** OpenID scopes the provider knows besides the API scopes (a client may ask for them; they grant nothing). */

@@ -8,8 +8,8 @@ import { gateExemptRoute } from "../platform/live-gate";
 import { errorCatalogue } from "./error-codes";
 
 const ERROR_SCHEMA_REF = { $ref: "#/components/schemas/Error" };
-export const ERROR_RESPONSE_REF = { $ref: "#/components/responses/Error" };
-export const RATE_LIMITED_RESPONSE_REF = { $ref: "#/components/responses/RateLimited" };
+const ERROR_RESPONSE_REF = { $ref: "#/components/responses/Error" };
+const RATE_LIMITED_RESPONSE_REF = { $ref: "#/components/responses/RateLimited" };
 
 const byCode = new Map<string, { status: number; meaning: string }>(errorCatalogue().map((e) => [e.code, e]));
 const CODE_WORD = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
@@ -28,7 +28,7 @@ interface Declared {
 }
 
 /** The codes an operation can answer with, besides 429 and the catch-all default. */
-export function errorCodesOf(method: string, expressPath: string, op: Declared): string[] {
+function errorCodesOf(method: string, expressPath: string, op: Declared): string[] {
   const codes = new Set<string>();
   const secured = !op.keyless;
   if (secured) codes.add("unauthorized");

@@ -49,7 +49,7 @@ const keySchema = (key: string) => KEY_SCHEMAS[key] ?? (/Id$/.test(key) ? z.stri
 /** Schema component name of a documented type's data. */
 const dataId = (type: string) => `EventData.${type}`;
 
-export const DOCUMENTED_EVENT_TYPES = EVENT_TYPES.filter((t) => eventTypeInfo(t).requiredDataKeys.length > 0);
+const DOCUMENTED_EVENT_TYPES = EVENT_TYPES.filter((t) => eventTypeInfo(t).requiredDataKeys.length > 0);
 
 function dataSchema(type: string) {
   const info = eventTypeInfo(type);

@@ -8,7 +8,7 @@ import { orNull } from "./schemas";
 
 const ts = z.iso.datetime();
 const Dialect = z.object({ delimiter: z.string(), quote: z.string(), bom: z.boolean(), encoding: z.string() }).meta({ id: "ImportDialect" });
-export const ImportRead = z
+const ImportRead = z
   .object({
     id: z.string(),
     entityType: z.enum(["customer", "order"]),

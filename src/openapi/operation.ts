@@ -9,10 +9,10 @@ import { GRAPHQL_FOR, NO_GRAPHQL, operationIdOf } from "../rest/graphql-counterp
 import { errorResponses } from "./errors";
 import * as S from "./schemas";
 
-export type Method = RouteConfig["method"];
+type Method = RouteConfig["method"];
 type Params = Record<string, string>;
 
-export interface Op {
+interface Op {
   /** one line; the description repeats it and adds the GraphQL counterpart and the credential */
   summary: string;
   tag: string;
@@ -63,9 +63,9 @@ export const rateLimitHeaders = {
 };
 
 /** `/carts/{id}` -> `/carts/:id`, the form restRoutes() and the counterparts table use. */
-export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
-export function securityOf(op: Op): Record<string, string[]>[] {
+function securityOf(op: Op): Record<string, string[]>[] {
   if (op.keyless) return [];
   if (op.pmToken) return [{ pmToken: [] }];
   if (op.clientCredentials === "only") return [{ clientCredentials: [] }];

@@ -8,7 +8,7 @@ const ts = z.iso.datetime();
 const money = z.number().int();
 const nullable = orNull;
 
-export const QuoteLineItem = z
+const QuoteLineItem = z
   .object({
     id,
     name: z.string(),
@@ -31,7 +31,7 @@ export const QuoteLineItem = z
 
 const collect = z.object({ shippingAddress: z.boolean(), billingAddress: z.boolean() }).strict();
 
-export const QuoteTaxLine = z
+const QuoteTaxLine = z
   .object({ name: z.string(), rateBps: z.number().int().meta({ description: "Basis points (825 = 8.25%)" }), jurisdiction: z.string().meta({ description: "The country code" }), amount: money })
   .strict()
   .meta({ id: "QuoteTaxLine", description: "Tax on the selected lines plus priced shipping, half up" });

@@ -141,9 +141,9 @@ export const Customer = z
 
 export const CartLineItem = z.object(lineFields).meta({ id: "CartLineItem" });
 
-export const Totals = z.object(totals).meta({ id: "Totals" });
+const Totals = z.object(totals).meta({ id: "Totals" });
 
-export const TaxLine = z
+const TaxLine = z
   .object({
     name: z.string(),
     amount: money,

@@ -10,7 +10,7 @@ const ts = z.string();
 const PaymentMethodSummary = z
   .object({ id: z.string(), cardBrand: z.string(), cardLastFour: z.string(), cardExpMonth: z.number().int(), cardExpYear: z.number().int() })
   .meta({ id: "SubscriptionPaymentMethod" });
-export const Subscription = z
+const Subscription = z
   .object({
     id: z.string(),
     customerId: z.string(),

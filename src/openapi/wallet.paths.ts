@@ -49,7 +49,7 @@ const VaultSession = z
   .meta({ id: "WalletVaultSession" });
 
 const CardRef = z.object({ id: z.string(), cardBrand: z.string(), cardLastFour: z.string(), cardExpMonth: z.number().int(), cardExpYear: z.number().int() });
-export const BuyerSubscription = z
+const BuyerSubscription = z
   .object({
     id: z.string(),
     status: z.string(),

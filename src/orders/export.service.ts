@@ -16,7 +16,7 @@ export const EXPORT_COLUMNS = ["id", "createdAt", "status", "paymentStatus", "di
 
 /** The GET /orders filters without the page fields. */
 export const exportFilters = orderFilters.omit({ limit: true, cursor: true });
-export type ExportFilters = ReturnType<typeof exportFilters.parse>;
+type ExportFilters = ReturnType<typeof exportFilters.parse>;
 
 /** Scope, tenant and filters, checked before anything is streamed (so errors are still JSON). */
 export function prepareExport(ctx: Ctx, query: unknown) {

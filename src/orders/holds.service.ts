@@ -18,7 +18,7 @@ export function assertNotOnHold(order: Pick<Order, "onHold" | "holdReason">) {
   }
 }
 
-export const HOLDABLE_STATUSES = ["pending", "processing", "partially_fulfilled", "fulfilled"] as const;
+const HOLDABLE_STATUSES = ["pending", "processing", "partially_fulfilled", "fulfilled"] as const;
 
 export const holdInput = z.strictObject({ reason: z.string().trim().min(1).max(500) });
 

@@ -3,7 +3,7 @@
 import { applyBps, assertSumsFit, sum } from "../shared/money";
 import type { ShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 
-export interface TotalsLine {
+interface TotalsLine {
   unitPrice: number;
   quantity: number;
   taxAmount: number;

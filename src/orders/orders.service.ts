@@ -71,7 +71,7 @@ export function orderView(o: Order & { lineItems?: OrderLineItem[]; payments?: P
 }
 
 /** Items with something to deliver (requiresShipping), and how many of them live fulfillments handed over. */
-export function fulfillmentSummary(items: Pick<OrderLineItem, "requiresShipping" | "quantity" | "fulfilledQuantity">[]) {
+function fulfillmentSummary(items: Pick<OrderLineItem, "requiresShipping" | "quantity" | "fulfilledQuantity">[]) {
   const shippable = items.filter((i) => i.requiresShipping);
   const itemsTotal = shippable.reduce((a, i) => a + i.quantity, 0);
   const itemsFulfilled = shippable.reduce((a, i) => a + Math.min(i.fulfilledQuantity, i.quantity), 0);
@@ -126,7 +126,7 @@ export const orderFilters = pageQuery.extend({
   delivery: z.enum(["not_shipped", "in_transit", "delivered", "returned"]).optional(),
 });
 
-export type OrderFilters = z.output<typeof orderFilters>;
+type OrderFilters = z.output<typeof orderFilters>;
 
 /** `delivery` filter values -> the stored deliveryState values they match (returned matches partial returns too). */
 const DELIVERY_MATCH = { in_transit: ["in_transit"], delivered: ["delivered"], returned: ["returned", "partially_returned"] } as const;

@@ -17,9 +17,9 @@ import { keyset, type PageQuery, toPage } from "../shared/pagination";
 import { isUuid } from "../shared/ids";
 
 /** How long a client trial lasts. */
-export const TRIAL_DAYS = 14;
+const TRIAL_DAYS = 14;
 /** How long a mailed handoff code stays valid. */
-export const HANDOFF_TTL_DAYS = 7;
+const HANDOFF_TTL_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 export type HandoffState = "not_started" | "invited" | "claimed";

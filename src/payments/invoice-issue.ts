@@ -26,11 +26,11 @@ export async function nextInvoiceNumber(tx: Ctx, t: { applicationId: string; env
 // ---- the download token: a signed token (shared/signed-token.ts) carrying { p: payment id } ----------------------
 
 /** How long a download link works: the payment's snapshotted Net-N term, clamped to 1..365 days. */
-export function tokenLifetimeMs(p: Pick<Payment, "netN">) {
+function tokenLifetimeMs(p: Pick<Payment, "netN">) {
   return Math.min(365, Math.max(1, p.netN ?? 30)) * DAY_MS;
 }
 
-export function signInvoiceToken(config: Config, paymentId: string, expiresAt: Date): string {
+function signInvoiceToken(config: Config, paymentId: string, expiresAt: Date): string {
   return signToken(config, "invoice-download.v1", { p: paymentId }, expiresAt);
 }
 

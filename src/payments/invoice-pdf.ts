@@ -19,7 +19,7 @@ import { invoiceDownloadUrl } from "./invoice-issue";
 
 type IssuedPayment = Payment & { invoiceNumber: string };
 
-export interface InvoiceData {
+interface InvoiceData {
   payment: IssuedPayment;
   order: (Order & { lineItems: OrderLineItem[] }) | null;
   merchant: { name: string; settings: unknown };

@@ -19,9 +19,9 @@ import { invoiceData, invoiceDocument } from "./invoice-pdf";
 import { isUuid } from "../shared/ids";
 
 /** The merchant's signed URL (GET /payments/{id}/invoice-pdf). */
-export const INVOICE_URL_TTL_SECONDS = 900;
+const INVOICE_URL_TTL_SECONDS = 900;
 /** Where a buyer's download link redirects: long enough to start the download. */
-export const DOWNLOAD_URL_TTL_SECONDS = 300;
+const DOWNLOAD_URL_TTL_SECONDS = 300;
 
 /** Either scope of a pair (e.g. payments:read or invoices:read); 403 naming both otherwise. */
 function requireAnyScope(ctx: Ctx, scopes: string[]) {

@@ -21,7 +21,7 @@ export const PAYMENT_TRANSITIONS: Record<PaymentStatus, PaymentStatus[]> = {
   expired: [],
 };
 
-export function canMove(from: string, to: PaymentStatus) {
+function canMove(from: string, to: PaymentStatus) {
   return (PAYMENT_TRANSITIONS[from as PaymentStatus] ?? []).includes(to);
 }
 
@@ -54,7 +54,7 @@ export async function movePaymentReadingOrder(ctx: Ctx, p: Pick<Payment, "id" | 
 }
 
 /** A row of the payment's ledger ("Transaction"), written with the move that it records. */
-export interface LedgerEntry {
+interface LedgerEntry {
   type: string;
   status: string;
   amount: number;

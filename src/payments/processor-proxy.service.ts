@@ -11,8 +11,7 @@ import { currencyCode, positiveAmount } from "../shared/money";
 import { applyChargeResult } from "./payments.service";
 import { isUuid } from "../shared/ids";
 
-export const PROXY_FAILURE_REASONS = ["unknown_charge", "amount_mismatch", "currency_mismatch", "charge_already_used", "charge_failed"] as const;
-type ProxyFailure = (typeof PROXY_FAILURE_REASONS)[number];
+type ProxyFailure = "unknown_charge" | "amount_mismatch" | "currency_mismatch" | "charge_already_used" | "charge_failed";
 
 export const createChargeInput = z.strictObject({
   amount: positiveAmount,

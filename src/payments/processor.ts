@@ -2,9 +2,9 @@
 // (decisions.md part 5).
 import { randomUUID } from "node:crypto";
 
-export type ChargeOutcome = "captured" | "authorized" | "processing" | "failed";
+type ChargeOutcome = "captured" | "authorized" | "processing" | "failed";
 
-export interface ChargeRequest {
+interface ChargeRequest {
   amount: number;
   currency: string;
   paymentToken: string;
@@ -19,7 +19,7 @@ export interface ChargeResult {
   errorMessage?: string;
 }
 
-export interface Processor {
+interface Processor {
   readonly name: string;
   charge(req: ChargeRequest): Promise<ChargeResult>;
   capture(processorPaymentId: string, amount: number): Promise<{ ok: boolean; errorCode?: string }>;
@@ -43,7 +43,7 @@ export function testVaultReference(paymentToken: string) {
 }
 const VAULTED = /^testvault_(.+)_[0-9a-f-]{36}$/;
 
-export const testProcessor: Processor = {
+const testProcessor: Processor = {
   name: "test",
   async charge(req) {
     const outcome = TEST_TOKENS[VAULTED.exec(req.paymentToken)?.[1] ?? req.paymentToken];

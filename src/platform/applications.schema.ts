@@ -7,7 +7,7 @@ import { applicationView, getApplication, updateApplication } from "./applicatio
 
 type AppV = ReturnType<typeof applicationView>;
 
-export const SellerRef = builder.objectRef<SellerProfile>("Seller").implement({
+const SellerRef = builder.objectRef<SellerProfile>("Seller").implement({
   description: "The seller's legal details, shown as the seller block on quotes and invoices (an issued revision freezes them)",
   fields: (t) => ({
     legalName: t.exposeString("legalName", { nullable: true, description: "Registered name (the application's name when null)" }),

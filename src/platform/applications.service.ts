@@ -43,7 +43,7 @@ const origin = z
     }
   }, "must be an origin like https://shop.example.com (scheme and host, no path)");
 
-export const SETTING_KEYS = ["storefrontBaseUrl", "allowedOrigins", "cartRecoveryUrlTemplate", "checkoutLinkBaseUrl", "logoUrl", "brandColor", "supportEmail"] as const;
+const SETTING_KEYS = ["storefrontBaseUrl", "allowedOrigins", "cartRecoveryUrlTemplate", "checkoutLinkBaseUrl", "logoUrl", "brandColor", "supportEmail"] as const;
 type SettingKey = (typeof SETTING_KEYS)[number];
 
 export const updateApplicationInput = z.strictObject({

@@ -55,7 +55,7 @@ export async function mintDashboardToken(ctx: Ctx, memberId: string) {
   return token;
 }
 
-export interface UserSessionResult {
+interface UserSessionResult {
   userId: string;
   email: string;
   /** the workspace and membership the session works in; null: the user is no member (yet), the session can only accept an invitation */

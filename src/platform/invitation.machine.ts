@@ -5,10 +5,10 @@ import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 
 export const INVITATION_STATUSES = ["pending", "accepted", "revoked", "expired"] as const;
-export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+type InvitationStatus = (typeof INVITATION_STATUSES)[number];
 
 /** pending -> accepted (member created, token consumed), revoked (token dead at once), expired (TTL elapsed). */
-export const INVITATION_TRANSITIONS: Record<InvitationStatus, InvitationStatus[]> = {
+const INVITATION_TRANSITIONS: Record<InvitationStatus, InvitationStatus[]> = {
   pending: ["accepted", "revoked", "expired"],
   accepted: [],
   revoked: [],

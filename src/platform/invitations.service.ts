@@ -28,7 +28,7 @@ import { formatDay } from "../shared/dates";
 import { isUuid } from "../shared/ids";
 
 /** Invitation lifetime: 7 days from creation, and again from each resend. */
-export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** `email` is the only required field (platform.md part 4): without roles the member joins with no application access. */
 export const createInviteInput = z.strictObject({
@@ -41,7 +41,7 @@ export const createInviteInput = z.strictObject({
 export const inviteFilters = { status: z.enum(INVITATION_STATUSES).optional() };
 export const acceptInviteInput = z.strictObject({ token: z.string().min(1).max(200) });
 
-export function inviteView(i: Invitation) {
+function inviteView(i: Invitation) {
   return {
     id: i.id,
     workspaceId: i.workspaceId,

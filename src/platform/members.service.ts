@@ -20,7 +20,7 @@ export const updateMemberInput = z
   })
   .refine((i) => Object.keys(i).length > 0, { message: "send at least one of workspaceRole, applicationRoles, environmentGrants" });
 
-export function memberView(m: Member & { user: { email: string } }) {
+function memberView(m: Member & { user: { email: string } }) {
   return {
     memberId: m.id,
     userId: m.userId,

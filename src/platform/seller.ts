@@ -18,9 +18,9 @@ export const sellerInput = z.strictObject({
   terms: text(5000).nullable().optional(),
   notes: text(5000).nullable().optional(),
 });
-export type SellerInput = z.output<typeof sellerInput>;
+type SellerInput = z.output<typeof sellerInput>;
 
-export const SELLER_FIELDS = ["legalName", "address", "taxId", "email", "phone", "paymentInstructions", "terms", "notes"] as const;
+const SELLER_FIELDS = ["legalName", "address", "taxId", "email", "phone", "paymentInstructions", "terms", "notes"] as const;
 
 export interface SellerProfile {
   legalName: string | null;

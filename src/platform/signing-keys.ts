@@ -8,12 +8,12 @@ import type { Prisma } from "../generated/prisma/client";
 import type { Deps } from "../shared/context";
 import { openSecret, sealSecret } from "../shared/secrets";
 
-export type SigningPurpose = "extensions" | "oauth" | (string & {});
+type SigningPurpose = "extensions" | "oauth" | (string & {});
 
 /** How long a retired key stays in the JWKS by default: longer than any token it signed lives. */
-export const DEFAULT_RETIRED_KEY_TTL_SECONDS = 24 * 3600;
+const DEFAULT_RETIRED_KEY_TTL_SECONDS = 24 * 3600;
 
-export interface CurrentKey {
+interface CurrentKey {
   kid: string;
   alg: "RS256";
   privateKey: CryptoKey;

@@ -93,7 +93,7 @@ export function effectiveGrants(workspaceRole: string | null, stored: unknown): 
 }
 
 export const APPLICATION_ACCESS = ["all", "listed", "none"] as const;
-export type ApplicationAccess = (typeof APPLICATION_ACCESS)[number];
+type ApplicationAccess = (typeof APPLICATION_ACCESS)[number];
 
 /**
  * What a member's (or an invitation's) roles open: every application (owner, workspace_admin), the applications in

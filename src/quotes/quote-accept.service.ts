@@ -24,7 +24,7 @@ import { actorOf } from "./quote-revisions.service";
 import { buyerBaseUrl, collectOf, quoteView, openShareToken, quoteEventData, revisionTotals } from "./quote.view";
 import { findQuote, quoteNotFound, writeTenant, type QuoteFull, type RevisionFull, type TenantIds } from "./quote-read.service";
 
-export const itemSelectionInput = z.strictObject({
+const itemSelectionInput = z.strictObject({
   itemId: z.string().min(1).max(100),
   selected: z.boolean().optional(),
   quantity: z.number().int().min(1).max(1_000_000).optional(),
@@ -42,12 +42,12 @@ export const acceptInput = z.strictObject({
     .optional(),
 });
 export const repAcceptInput = acceptInput.extend({ reason: z.string().trim().max(2000).optional() });
-export type AcceptInput = z.output<typeof repAcceptInput>;
+type AcceptInput = z.output<typeof repAcceptInput>;
 
 export { type AcceptedLine, acceptedItems } from "./quote-accepted";
 
 /** Payment methods a revision's terms allow at checkout (decisions.md part 3). */
-export function allowedMethodsFor(termsMode: string): string[] {
+function allowedMethodsFor(termsMode: string): string[] {
   return termsMode === "net_terms" ? ["net30"] : ["card"];
 }
 
@@ -89,7 +89,7 @@ export function applySelections(rev: RevisionFull, selections: AcceptInput["item
 }
 
 /** Tax: the issued revision's frozen rates on the accepted selection (plus priced shipping), as revisionTotals. */
-export function acceptedTotals(rev: RevisionFull, lines: AcceptedLine[]) {
+function acceptedTotals(rev: RevisionFull, lines: AcceptedLine[]) {
   return revisionTotals({ ...rev, items: acceptedItems(rev, lines) });
 }
 
@@ -118,7 +118,7 @@ async function lockForAccept(tx: Ctx, t: TenantIds, id: string) {
 
 const acceptInProgress = () => new DomainError("accept_in_progress", "Another acceptance of this quote is creating its checkout; retry shortly");
 
-export interface AcceptResult {
+interface AcceptResult {
   quote: QuoteFull;
   session: CheckoutSession;
   checkoutUrl: string;

@@ -26,7 +26,7 @@ const brief = (i: Item) => ({ name: i.name, quantity: i.quantity, unitPrice: i.u
  * What changed from `prev` to `rev` (both as issued): lines added, removed, and lines whose unit price or quantity
  * changed. Null for the first revision.
  */
-export function revisionChanges(prev: RevisionFull | undefined, rev: RevisionFull) {
+function revisionChanges(prev: RevisionFull | undefined, rev: RevisionFull) {
   if (!prev) return null;
   const before = new Map(prev.items.map((i) => [lineKey(i), i]));
   const after = new Map(rev.items.map((i) => [lineKey(i), i]));
@@ -98,7 +98,7 @@ export async function buyerOrderFacts(ctx: Ctx, q: Pick<QuoteFull, "orderId" | "
       : null,
   };
 }
-export type BuyerOrderFacts = Awaited<ReturnType<typeof buyerOrderFacts>>;
+type BuyerOrderFacts = Awaited<ReturnType<typeof buyerOrderFacts>>;
 
 /** A proposed quote past its expiry reads as expired at once, whether or not the hourly job has moved it yet. */
 export function isExpired(ctx: Ctx, q: Pick<QuoteFull, "status" | "expiresAt">) {

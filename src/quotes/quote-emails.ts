@@ -11,11 +11,11 @@ import { taxLabel } from "./quote-tax";
 import { buyerBaseUrl, depositAmountOf, itemTotal, openShareToken, revisionTotals } from "./quote.view";
 import { type QuoteFull, type RevisionFull } from "./quote-read.service";
 
-export function formatDayOrUndefined(d: Date | null): string | undefined {
+function formatDayOrUndefined(d: Date | null): string | undefined {
   return d ? formatDay(d) : undefined;
 }
 
-export interface QuoteEmailExtra {
+interface QuoteEmailExtra {
   commentAuthor?: string | null;
   commentBody?: string | null;
   reason?: string | null;
@@ -27,7 +27,7 @@ export interface QuoteEmailExtra {
 }
 
 /** The payment terms of a revision in words, with the deposit as money. */
-export function paymentTermsText(rev: Pick<RevisionFull, "termsMode" | "netN" | "balanceNetN" | "depositAmount">, currency: string): string {
+function paymentTermsText(rev: Pick<RevisionFull, "termsMode" | "netN" | "balanceNetN" | "depositAmount">, currency: string): string {
   if (rev.termsMode === "net_terms") return `Net ${rev.netN ?? 30}: invoiced, due ${rev.netN ?? 30} days after the order`;
   if (rev.termsMode === "deposit_balance") {
     const deposit = rev.depositAmount !== null ? `Deposit of ${formatMoney(rev.depositAmount, currency)}` : "Deposit";
@@ -37,7 +37,7 @@ export function paymentTermsText(rev: Pick<RevisionFull, "termsMode" | "netN" | 
 }
 
 /** The lines and totals of `rev` (as accepted, once accepted), and the quote's references. */
-export function quoteSummary(q: QuoteFull, rev: RevisionFull): EmailSummary {
+function quoteSummary(q: QuoteFull, rev: RevisionFull): EmailSummary {
   const money = (n: number) => formatMoney(n, q.currency);
   const shown = asAccepted(q, rev);
   const totals = revisionTotals(shown);

@@ -11,8 +11,8 @@ import { findQuote, lockQuote } from "./quote-read.service";
 import { quoteEventData } from "./quote.view";
 
 const H = 3600 * 1000;
-export const REP_WARNING_MS = 48 * H;
-export const BUYER_WARNING_MS = 24 * H;
+const REP_WARNING_MS = 48 * H;
+const BUYER_WARNING_MS = 24 * H;
 const BATCH = 500;
 
 type Due = { id: string; applicationId: string; environmentId: string; revisionId: string };

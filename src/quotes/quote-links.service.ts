@@ -18,7 +18,7 @@ import { findQuote, findQuoteByShareToken, lockQuote, type QuoteFull } from "./q
 import { quoteEventData } from "./quote.view";
 
 /** quote.viewed (and the expired-link notification) at most once per revision per this long. */
-export const VIEW_EVENT_INTERVAL_MS = 6 * 3600 * 1000;
+const VIEW_EVENT_INTERVAL_MS = 6 * 3600 * 1000;
 
 export const buyerCommentInput = z.strictObject({ body: z.string().trim().min(1).max(5000), authorName: z.string().trim().min(1).max(200).optional() });
 export const requestRevisionInput = z.strictObject({ message: z.string().trim().min(1).max(5000).optional() });
@@ -70,7 +70,7 @@ export async function viewQuoteLink(ctx: Ctx, token: string, body?: unknown) {
   await recordView(ctx, q);
 }
 
-export async function recordView(ctx: Ctx, q: QuoteFull) {
+async function recordView(ctx: Ctx, q: QuoteFull) {
   const rev = q.revisions.find((r) => r.id === q.currentRevisionId && r.status !== "working");
   if (!rev) return;
   const now = ctx.clock.now();

@@ -3,7 +3,7 @@ import { builder } from "../graphql/builder";
 import { AddressRef } from "../graphql/shared-types";
 import type { BuyerBlock, QuoteParties, SellerBlock } from "./quote-parties";
 
-export const QuoteSellerRef = builder.objectRef<SellerBlock>("QuoteSeller").implement({
+const QuoteSellerRef = builder.objectRef<SellerBlock>("QuoteSeller").implement({
   description: "Who sells, as it was when the revision was issued",
   fields: (t) => ({
     name: t.exposeString("name", { description: "The legal name when set, else the application's name" }),
@@ -16,7 +16,7 @@ export const QuoteSellerRef = builder.objectRef<SellerBlock>("QuoteSeller").impl
   }),
 });
 
-export const QuoteBuyerRef = builder.objectRef<BuyerBlock>("QuoteBuyer").implement({
+const QuoteBuyerRef = builder.objectRef<BuyerBlock>("QuoteBuyer").implement({
   description: "Who buys, as it was when the revision was issued",
   fields: (t) => ({
     company: t.exposeString("company", { nullable: true, description: "Company name" }),

@@ -21,7 +21,7 @@ export interface Stamp {
 }
 
 /** The revision's payment terms as a buyer reads them. */
-export function termsInWords(rev: Pick<RevisionFull, "termsMode" | "netN" | "balanceNetN" | "depositAmount" | "depositType" | "depositValue">, total: number, money: (n: number) => string): string {
+function termsInWords(rev: Pick<RevisionFull, "termsMode" | "netN" | "balanceNetN" | "depositAmount" | "depositType" | "depositValue">, total: number, money: (n: number) => string): string {
   if (rev.termsMode === "net_terms") {
     const n = rev.netN ?? 30;
     return `Net ${n}: invoiced when the order is placed, payable within ${n} days of the invoice date.`;

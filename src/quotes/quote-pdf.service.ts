@@ -15,13 +15,13 @@ import type { QuoteFull, RevisionFull } from "./quote-read.service";
 export { quoteDocument, type Stamp } from "./quote-pdf-document";
 
 /** How long a signed PDF URL works. */
-export const PDF_URL_TTL_SECONDS = 300;
+const PDF_URL_TTL_SECONDS = 300;
 
-export function pdfName(q: Pick<QuoteFull, "number">, rev: Pick<RevisionFull, "number">) {
+function pdfName(q: Pick<QuoteFull, "number">, rev: Pick<RevisionFull, "number">) {
   return `${q.number}-rev${rev.number}.pdf`;
 }
 
-export async function renderQuotePdf(q: QuoteFull, rev: RevisionFull, stamp: Stamp | null, parties: QuoteParties): Promise<Buffer> {
+async function renderQuotePdf(q: QuoteFull, rev: RevisionFull, stamp: Stamp | null, parties: QuoteParties): Promise<Buffer> {
   return renderPdf(quoteDocument(q, rev, stamp, parties));
 }
 

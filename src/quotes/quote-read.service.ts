@@ -21,7 +21,7 @@ export type TenantIds = { applicationId: string; environmentId: string };
 // ---- loading --------------------------------------------------------------------------------------------
 
 /** Everything the merchant view shows, in one statement (relation joins). */
-export const QUOTE_INCLUDE = {
+const QUOTE_INCLUDE = {
   customer: { select: { id: true, email: true } },
   application: { select: { name: true, settings: true } },
   revisions: { orderBy: { number: "asc" }, include: { items: { orderBy: { position: "asc" } } } },

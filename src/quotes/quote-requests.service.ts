@@ -23,7 +23,7 @@ import { isUuid } from "../shared/ids";
 
 // ---- forms ------------------------------------------------------------------------------------------------
 
-export const formFieldsInput = z.strictObject({
+const formFieldsInput = z.strictObject({
   /** false gives a prose-only form (message, no item rows) */
   lineItems: z.boolean().default(true),
   /** true lets buyers name a target price per line */
@@ -31,7 +31,7 @@ export const formFieldsInput = z.strictObject({
   /** true requires a bot-challenge token verified server-side */
   requireBotChallenge: z.boolean().default(false),
 });
-export type FormFields = z.output<typeof formFieldsInput>;
+type FormFields = z.output<typeof formFieldsInput>;
 
 export const createFormInput = z.strictObject({
   name: text(200),
@@ -47,7 +47,7 @@ function mintFormToken() {
 }
 
 /** A form as every read shows it; the token and the hosted URL (which carries it) only when just minted. */
-export function formView(ctx: Ctx, f: QuoteRequestForm, settings: unknown, minted?: string) {
+function formView(ctx: Ctx, f: QuoteRequestForm, settings: unknown, minted?: string) {
   return {
     id: f.id,
     name: f.name,
@@ -129,7 +129,7 @@ export const quoteRequestInput = z.strictObject({
 });
 
 /** What every accepted submission answers, real or honeypot: nothing tells a bot it was caught. */
-export const RECEIVED = { received: true } as const;
+const RECEIVED = { received: true } as const;
 
 /**
  * What the hosted request form page shows (pages/quote.page.tsx): the form's fields, its success message and the

@@ -72,7 +72,7 @@ export const EMPTY_REVISION: RevisionState = {
 };
 
 /** Only the state columns of a revision row. */
-export function stateOf(r: RevisionState): RevisionState {
+function stateOf(r: RevisionState): RevisionState {
   return {
     termsMode: r.termsMode,
     netN: r.netN,

@@ -25,7 +25,7 @@ export interface TaxedRevision {
 }
 
 /** The rates (amounts aside) that tax a working revision under `rates`: its country's, or the table's only one. */
-export function liveTaxRates(rates: TaxRates | null | undefined, taxCountry: string | null): Omit<QuoteTaxLine, "amount">[] {
+function liveTaxRates(rates: TaxRates | null | undefined, taxCountry: string | null): Omit<QuoteTaxLine, "amount">[] {
   const table = rates ?? {};
   const countries = Object.keys(table);
   const country = taxCountry ?? (countries.length === 1 ? countries[0] : null);
@@ -34,7 +34,7 @@ export function liveTaxRates(rates: TaxRates | null | undefined, taxCountry: str
 }
 
 /** The frozen lines of an issued revision (none on revisions issued before quotes carried tax). */
-export function frozenTaxLines(r: Pick<TaxedRevision, "taxLines">): QuoteTaxLine[] {
+function frozenTaxLines(r: Pick<TaxedRevision, "taxLines">): QuoteTaxLine[] {
   return Array.isArray(r.taxLines) ? (r.taxLines as QuoteTaxLine[]) : [];
 }
 

@@ -26,7 +26,7 @@ export const QUOTE_TRANSITIONS = {
   expire: { from: ["proposed"], to: "expired" },
   archive: { from: ["draft", "requested", "under_review", "proposed", "revision_requested", "converted", "declined", "expired"], to: "archived" },
 } as const satisfies Record<string, { from: readonly QuoteStatus[]; to: QuoteStatus }>;
-export type QuoteAction = keyof typeof QUOTE_TRANSITIONS;
+type QuoteAction = keyof typeof QUOTE_TRANSITIONS;
 export const QUOTE_ACTIONS = Object.keys(QUOTE_TRANSITIONS) as QuoteAction[];
 
 /** The status an action leads to from `from`, or 409 invalid_quote_transition. */

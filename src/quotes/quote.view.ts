@@ -17,7 +17,7 @@ export function itemTotal(i: Pick<ItemRow, "unitPrice" | "quantity">): number | 
   return i.unitPrice === null ? null : i.unitPrice * i.quantity;
 }
 
-export interface QuoteTotals {
+interface QuoteTotals {
   subtotal: number;
   shippingTotal: number;
   taxLines: QuoteTaxLine[];
@@ -42,7 +42,7 @@ export function revisionTotals(
 }
 
 /** What checkout asks for by derivation alone: shipping when a selected line ships or shipping is priced. */
-export function collectDefault(r: { items: Pick<ItemRow, "deliveryMethod" | "selected">[]; shippingMode: string }) {
+function collectDefault(r: { items: Pick<ItemRow, "deliveryMethod" | "selected">[]; shippingMode: string }) {
   const ships = r.items.some((i) => i.selected && i.deliveryMethod !== "none");
   return { shippingAddress: ships || r.shippingMode !== "none", billingAddress: true };
 }
@@ -127,7 +127,7 @@ export function buyerBaseUrl(ctx: Ctx, settings: unknown): string {
 }
 
 /** The current offer (the latest issued revision), else the working one (a request before its first issue). */
-export function currentRevision(q: QuoteFull): RevisionFull | null {
+function currentRevision(q: QuoteFull): RevisionFull | null {
   return q.revisions.find((r) => r.id === q.currentRevisionId) ?? q.revisions.find((r) => r.status === "working") ?? null;
 }
 

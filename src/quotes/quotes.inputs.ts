@@ -22,9 +22,9 @@ export const clearable = (max: number) =>
   safe(z.string().trim().max(max))
     .nullish()
     .transform((v) => (v === undefined ? undefined : v ? v : null));
-export const isoDateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2027-01-31T17:00:00Z" }).transform((s) => new Date(s));
+const isoDateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2027-01-31T17:00:00Z" }).transform((s) => new Date(s));
 
-export const lineItemInput = z.strictObject({
+const lineItemInput = z.strictObject({
   /** PATCH of a revision: an item with its id keeps it (it must be one of this revision's items) */
   id: z.uuid("must be the id of one of this revision's items").optional(),
   name: text(500),
@@ -44,7 +44,7 @@ export const lineItemInput = z.strictObject({
 });
 export type LineItemInput = z.output<typeof lineItemInput>;
 
-export const paymentTermsInput = z
+const paymentTermsInput = z
   .strictObject({
     mode: z.enum(TERMS_MODES),
     netN: z.number().int().min(1).max(365).nullish(),
@@ -57,15 +57,15 @@ export const paymentTermsInput = z
     if (t.mode !== "deposit_balance" && t.balanceNetN != null) c.addIssue({ code: "custom", path: ["balanceNetN"], message: "applies to deposit_balance only" });
   });
 
-export const depositInput = z
+const depositInput = z
   .strictObject({ type: z.enum(DEPOSIT_TYPES), value: positiveAmount })
   .refine((d) => d.type !== "percent" || d.value <= 99, { path: ["value"], message: "a percent deposit is 1 to 99" });
 
 /** Each flag: omitted leaves it as is, null returns it to the derived default, a boolean overrides. */
-export const collectInput = z.strictObject({ shippingAddress: z.boolean().nullable().optional(), billingAddress: z.boolean().nullable().optional() });
+const collectInput = z.strictObject({ shippingAddress: z.boolean().nullable().optional(), billingAddress: z.boolean().nullable().optional() });
 
 /** The editable fields of a revision (PATCH of the working revision; also accepted by POST /quotes). */
-export const revisionFields = {
+const revisionFields = {
   items: z.array(lineItemInput).max(MAX_QUOTE_ITEMS).optional(),
   paymentTerms: paymentTermsInput.optional(),
   deposit: depositInput.nullable().optional(),

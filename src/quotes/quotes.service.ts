@@ -21,7 +21,7 @@ import { commentView, depositAmountOf, quoteEventData, quoteView, revisionTotals
 
 // ---- creating (shared with requests) -------------------------------------------------------------------------
 
-export interface NewQuote {
+interface NewQuote {
   status: "draft" | "requested";
   source: "api" | "dashboard" | "request_form" | "cart";
   customerEmail: string;

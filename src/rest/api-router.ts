@@ -3,7 +3,7 @@
 // segment (src/rest/routes.ts) read that list; nothing reads Express's own router internals.
 import { Router } from "express";
 
-export const ROUTE_METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const ROUTE_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 export interface RouteInfo {
   method: (typeof ROUTE_METHODS)[number];
@@ -12,7 +12,7 @@ export interface RouteInfo {
 }
 
 /** What an API router registered: its routes, and the paths of its path-scoped middleware (`r.use("/me", ...)`). */
-export interface RouteTable {
+interface RouteTable {
   routes: RouteInfo[];
   /** the first path segment of each `use` with a path; null for a `use` without one (it sees every request) */
   middleware: (string | null)[];

@@ -251,7 +251,7 @@ export const NO_GRAPHQL: Readonly<Record<string, string>> = {
 };
 
 /** operationIds of the routes without a GraphQL field (verb-noun, camelCase). */
-export const REST_ONLY_OPERATION_IDS: Readonly<Record<string, string>> = {
+const REST_ONLY_OPERATION_IDS: Readonly<Record<string, string>> = {
   "GET /extensions/me/installations": "listOwnInstallations",
   "POST /installations/:id/api-key": "createInstallationApiKey",
   "GET /me/payment-methods": "listMyPaymentMethods",

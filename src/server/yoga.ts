@@ -16,14 +16,14 @@ import { unknownIdArguments } from "../graphql/bad-ids";
 import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
-export interface CredentialSource {
+interface CredentialSource {
   header(name: string): string | null | undefined;
   /** an HTTP request's method and URL (what a DPoP proof is checked against); absent over graphql-ws */
   request?: { method: string; url: string };
 }
 
 /** Credentials from HTTP headers, or from graphql-ws connectionParams (same names, any case). */
-export function credentialsFrom(src: CredentialSource, config: { BASE_URL: string }) {
+function credentialsFrom(src: CredentialSource, config: { BASE_URL: string }) {
   return {
     apiKey: src.header("x-api-key"),
     authorization: src.header("authorization"),

@@ -4,7 +4,7 @@
 // here, never taken from input; values are always parameters.
 import type { DbHandle } from "./context";
 
-export type SqlType = "uuid" | "text" | "int" | "timestamptz" | "jsonb" | "bool";
+type SqlType = "uuid" | "text" | "int" | "timestamptz" | "jsonb" | "bool";
 
 export interface BulkColumn<R> {
   name: string;

@@ -13,7 +13,7 @@
 // A DomainError takes a code of this table only (its constructor's type), and its status from here: no call site
 // states a status (test/error-catalogue.test.ts also checks the hand-written error bodies).
 
-export type ErrorEntry = { readonly status: number; readonly meaning: string };
+type ErrorEntry = { readonly status: number; readonly meaning: string };
 
 export const ERROR_CATALOGUE = {
   // 400: the request cannot be read or breaks a rule the spec gives 400
@@ -163,7 +163,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 const entries: Record<string, ErrorEntry | undefined> = ERROR_CATALOGUE;
 
-export function isErrorCode(code: string): code is ErrorCode {
+function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(entries, code);
 }
 

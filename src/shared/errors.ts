@@ -41,14 +41,14 @@ export const errors = {
   applicationKeyWorkspaceRoute: () => new DomainError("application_key_workspace_route", "API keys cannot call workspace routes; use a dashboard session"),
 };
 
-export function describeIssues(issues: Issue[]) {
+function describeIssues(issues: Issue[]) {
   const first = issues[0];
   if (!first) return "Invalid request";
   const where = first.path.length ? `${first.path.join(".")}: ` : "";
   return `${where}${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`;
 }
 
-export function fromZod(err: z.ZodError, prefix: (string | number)[] = [], schema?: z.ZodType): DomainError {
+function fromZod(err: z.ZodError, prefix: (string | number)[] = [], schema?: z.ZodType): DomainError {
   const issues: Issue[] = [];
   for (const i of err.issues) {
     const path = [...prefix, ...i.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
@@ -99,7 +99,7 @@ const FIELD_SYNONYMS: Record<string, string[]> = {
 };
 
 /** The accepted field a client most likely meant: snake_case or another casing, a common synonym, or a typo. */
-export function suggestField(sent: string, known: string[]): string | null {
+function suggestField(sent: string, known: string[]): string | null {
   if (known.length === 0) return null;
   const norm = (k: string) => k.replace(/[_\-\s]/g, "").toLowerCase();
   const byNorm = known.find((k) => norm(k) === norm(sent));
@@ -131,7 +131,7 @@ function editDistance(a: string, b: string): number {
 export const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Paths of strings (keys or values, at any depth) that no text column can store. */
-export function unsafeStringPaths(value: unknown, path: (string | number)[] = [], out: Issue[] = [], depth = 0): Issue[] {
+function unsafeStringPaths(value: unknown, path: (string | number)[] = [], out: Issue[] = [], depth = 0): Issue[] {
   if (out.length >= 20 || depth > 64) return out;
   if (typeof value === "string") {
     if (UNSAFE_TEXT.test(value)) out.push({ path, message: "must not contain NUL characters or unpaired surrogates" });

@@ -16,7 +16,7 @@ export interface Envelope {
   data: unknown;
 }
 
-export type HubPubSub = ReturnType<typeof createPubSub<Record<string, [Envelope]>>>;
+type HubPubSub = ReturnType<typeof createPubSub<Record<string, [Envelope]>>>;
 
 /** Subscribers listen per application + environment: the tenant every event belongs to. */
 export const tenantTopic = (applicationId: string, environmentId: string) => `events:${applicationId}:${environmentId}`;
@@ -24,7 +24,7 @@ export const tenantTopic = (applicationId: string, environmentId: string) => `ev
 /** An import's progress topic: a ping per finished batch; listeners read the import again (tenant-checked). */
 export const importTopic = (importId: string) => `import:${importId}`;
 
-export interface Committed {
+interface Committed {
   applicationId: string;
   envelope: Envelope;
 }

@@ -11,9 +11,9 @@ const TTL_MS = 24 * 3600_000;
 /** An in-progress claim older than this is taken to belong to a crashed request and may be taken over. */
 const STALE_MS = 60_000;
 
-export const idempotencyKeyHeader = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
+const idempotencyKeyHeader = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
 
-export type Claim =
+type Claim =
   | { kind: "claimed"; id: string }
   | { kind: "replay"; status: number; body: unknown };
 

@@ -9,8 +9,8 @@ import type { DbHandle } from "./context";
 import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { DomainError } from "./errors";
 
-export const HEARTBEAT_MS = 20_000;
-export const WORKER_STALE_SECONDS = 60;
+const HEARTBEAT_MS = 20_000;
+const WORKER_STALE_SECONDS = 60;
 
 export async function beat(db: DbHandle, workerId: string) {
   await sqlInPrisma(db)

@@ -9,7 +9,7 @@ import { errors } from "./errors";
 export const MAX_AMOUNT = 2_147_483_647;
 
 /** The message every money field gives a fraction or a string: it says the fix. */
-export const MINOR_UNITS_HINT = "must be an integer amount in minor units, e.g. 1999 for 19.99";
+const MINOR_UNITS_HINT = "must be an integer amount in minor units, e.g. 1999 for 19.99";
 // (A schema-level error applies to every issue: only a wrong type gets the hint, the rest keep zod's wording.)
 const minor = () => z.number({ error: (i) => (i.code === "invalid_type" && i.input !== undefined ? MINOR_UNITS_HINT : undefined) }).int(MINOR_UNITS_HINT);
 /** A non-negative amount in minor units. */
@@ -17,7 +17,7 @@ export const amount = minor().min(0).max(MAX_AMOUNT);
 /** A strictly positive amount in minor units. */
 export const positiveAmount = minor().min(1).max(MAX_AMOUNT);
 /** A sum that must fit a money column: where it comes from in the input (details.issues path) and what it is. */
-export interface BoundedSum {
+interface BoundedSum {
   path: (string | number)[];
   value: number;
   /** what the sum is, for the message: "The order's total", "amount x quantity" */
@@ -50,7 +50,7 @@ export function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-export interface LineAmounts {
+interface LineAmounts {
   unitPrice: number;
   quantity: number;
   taxAmount?: number;

@@ -17,11 +17,11 @@ export interface Page<T> {
 
 type Key = { createdAt: Date; id: string };
 
-export function encodeCursor(k: Key) {
+function encodeCursor(k: Key) {
   return Buffer.from(JSON.stringify([k.createdAt.toISOString(), k.id])).toString("base64url");
 }
 
-export function decodeCursor(cursor: string): Key {
+function decodeCursor(cursor: string): Key {
   try {
     const [c, i] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     const createdAt = new Date(c);

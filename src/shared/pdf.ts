@@ -52,7 +52,7 @@ const STYLES: StyleDictionary = {
 
 // ---- header ------------------------------------------------------------------------------------------------------
 
-export interface HeaderSpec {
+interface HeaderSpec {
   /** the merchant's name, drawn in the brand colour as the logo */
   wordmark: string;
   color: string;
@@ -85,7 +85,7 @@ export function addressLines(a: Address | null | undefined): string[] {
   return [a.addressLine1, a.addressLine2 ?? "", cityLine, a.countryCode].filter((l) => !!l);
 }
 
-export interface Party {
+interface Party {
   /** "From", "Bill to", "Ship to", "Prepared for" */
   label: string;
   /** the first line, bold (company or legal name) */
@@ -126,7 +126,7 @@ export function sellerParty(s: SellerParty, label = "From"): Party {
 }
 
 /** A value that may hold one long unbroken token (a PO, an email): break opportunities after its - / . @ _ every so often. */
-export function breakable(v: string): string {
+function breakable(v: string): string {
   return v.replace(/\S{25,}/g, (w) => w.replace(/([-/._@])/g, "$1\u200b"));
 }
 
@@ -150,7 +150,7 @@ export function blockRow(blocks: Content[], margin: [number, number, number, num
 
 const NO_LINES: CustomTableLayout = { hLineWidth: () => 0, vLineWidth: () => 0, paddingLeft: () => 0, paddingRight: () => 0 };
 
-export interface LineRow {
+interface LineRow {
   name: string;
   /** a grey note after the name: "Optional", "Optional · not selected" */
   flag?: string | null;
@@ -255,7 +255,7 @@ export function box(content: Content, color: string, fill?: string): Content {
   };
 }
 
-export interface FrameSpec {
+interface FrameSpec {
   title: string;
   author: string;
   subject: string;

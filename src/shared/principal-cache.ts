@@ -24,7 +24,7 @@ import { Client } from "pg";
 import type { Ctx } from "./context";
 import type { Principal } from "./principal";
 
-export const PRINCIPAL_CHANNEL = "principal_cache";
+const PRINCIPAL_CHANNEL = "principal_cache";
 const ACK_CHANNEL = "principal_cache_ack";
 const LISTENER_NAME = "principal-cache";
 const MAX_ENTRIES = 10_000;

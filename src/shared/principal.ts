@@ -56,7 +56,7 @@ export interface Principal {
   oauth?: { grantId: string; clientId: string; clientName: string | null; /** the token's exp, epoch seconds */ expiresAt: number };
 }
 
-export interface ExtensionSessionInfo {
+interface ExtensionSessionInfo {
   installationId: string;
   extensionId: string;
   extensionName: string;

@@ -65,7 +65,7 @@ export const ALL_SCOPES = [
 
 const REGISTRY = new Set<string>(ALL_SCOPES);
 /** Publishable keys hold only the two browser-safe compute scopes. */
-export const PUBLISHABLE_SCOPES = new Set(["shipping_quotes:write", "tax_calculations:write"]);
+const PUBLISHABLE_SCOPES = new Set(["shipping_quotes:write", "tax_calculations:write"]);
 /** Human and staff scopes extensions can never hold (platform.md part 4 rule 1). */
 export const NON_EXTENSION_PREFIXES = ["team_members:", "billing:", "admin:"];
 
@@ -77,7 +77,7 @@ export const OAUTH_SCOPES: readonly string[] = ALL_SCOPES.filter(
   (s) => s !== "*" && !NON_EXTENSION_PREFIXES.some((p) => s.startsWith(p)) && !PUBLISHABLE_SCOPES.has(s),
 );
 
-export function isStaffScope(s: string) {
+function isStaffScope(s: string) {
   return s.startsWith("admin:");
 }
 

@@ -54,13 +54,6 @@ export function withoutSecrets(value: unknown, noted?: Set<string>): unknown {
   return value;
 }
 
-/** True when a OneTimeSecret is anywhere in the value (the response reveals a secret). */
-export function holdsSecret(value: unknown, depth = 0): boolean {
-  if (value instanceof OneTimeSecret) return true;
-  if (depth > 8 || !value || typeof value !== "object") return false;
-  return Object.values(value).some((v) => holdsSecret(v, depth + 1));
-}
-
 /**
  * Text for a log line with every bearer secret we mint replaced by its prefix: paths carry some of them (the
  * update-card page /billing/pmt_…, quote links /q/qt_…, invitation links), and a log must not keep them.

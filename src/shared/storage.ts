@@ -40,13 +40,13 @@ export class StorageLimitError extends Error {
   }
 }
 
-export interface DownloadGrant {
+interface DownloadGrant {
   key: string;
   filename: string;
   contentType: string;
 }
 
-export function signDownload(config: Config, g: DownloadGrant, expiresAt: Date): string {
+function signDownload(config: Config, g: DownloadGrant, expiresAt: Date): string {
   return signToken(config, "download.v1", { k: g.key, f: g.filename, t: g.contentType }, expiresAt);
 }
 

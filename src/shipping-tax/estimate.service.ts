@@ -14,7 +14,7 @@ import { hasScope } from "../shared/scopes";
 import { calculateForCart, loadShippingTaxConfig, type ShippingTaxConfig } from "./shipping-tax.service";
 
 export const ESTIMATE_PATH = "/shipping-tax/estimate";
-export const ESTIMATE_SCOPES = ["shipping_quotes:write", "tax_calculations:write"];
+const ESTIMATE_SCOPES = ["shipping_quotes:write", "tax_calculations:write"];
 
 const text = (max: number) => z.string().trim().max(max).nullish();
 /** An estimate needs no street: the country prices tax; the rest is kept for richer providers. */

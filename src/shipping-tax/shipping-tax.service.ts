@@ -58,7 +58,7 @@ export const calculateInput = z.strictObject({
   billingAddress: addressSchema.optional(),
   taxDate: calendarDate.optional(),
 });
-export type CalculateInput = z.output<typeof calculateInput>;
+type CalculateInput = z.output<typeof calculateInput>;
 
 function tenantIds(ctx: Ctx): TenantIds {
   const t = requireTenant(ctx);

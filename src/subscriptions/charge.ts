@@ -9,16 +9,16 @@ import { applyChargeResult } from "../payments/payments.service";
 import { processorFor } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
 
-export type ChargePurpose = "renewal" | "plan_change" | "quantity_change" | "retry";
+type ChargePurpose = "renewal" | "plan_change" | "quantity_change" | "retry";
 
-export interface ChargeLine {
+interface ChargeLine {
   name: string;
   unitPrice: number;
   quantity: number;
   discountAmount: number;
 }
 
-export type ChargeOutcome =
+type ChargeOutcome =
   | { ok: true; payment: Payment | null; orderId: string | null }
   | { ok: false; reason: string; message: string; payment: Payment | null };
 

@@ -13,13 +13,13 @@ import { cardConnector, chargeSubscription, type Connector } from "./charge";
 import { moveSubscription, type SubscriptionStatus } from "./subscription.machine";
 import { addInterval, findSubscription, subscriptionEvent, type SubscriptionCustomer, subscriptionRead } from "./subscriptions.service";
 
-export const LEASE_MS = 5 * 60_000;
+const LEASE_MS = 5 * 60_000;
 const DUE_STATUSES = ["active", "trialing", "past_due"];
 
 type Claimed = Subscription & { _email?: string | null };
 
 /** The card a renewal charges: the default, or when it is paused the next active card (backup). */
-export async function renewalCard(ctx: Ctx, customerId: string): Promise<{ card: SavedCard | null; backup: boolean }> {
+async function renewalCard(ctx: Ctx, customerId: string): Promise<{ card: SavedCard | null; backup: boolean }> {
   const cards = await ctx.db.savedCard.findMany({ where: { customerId, deletedAt: null }, orderBy: [{ isDefault: "desc" }, { createdAt: "desc" }, { id: "desc" }] });
   const def = cards.find((c) => c.isDefault) ?? null;
   if (def?.isActive) return { card: def, backup: false };
@@ -36,7 +36,7 @@ const COLUMNS = Object.values(Prisma.SubscriptionScalarFieldEnum);
 const withEmail = () => ({ _email: SUBSCRIPTIONS.eb.selectFrom("Customer").select("Customer.email").whereRef("Customer.id", "=", "Subscription.customerId").$asScalar() });
 
 /** Claims up to `limit` due auto-mode subscriptions for `owner` (rows locked by another claimer are skipped). */
-export async function claimDue(ctx: Ctx, owner: string, limit: number): Promise<Claimed[]> {
+async function claimDue(ctx: Ctx, owner: string, limit: number): Promise<Claimed[]> {
   const now = ctx.clock.now();
   const rows = await SUBSCRIPTIONS.claim(ctx.sql, {
     due: (eb) =>
@@ -66,13 +66,13 @@ async function releaseLease(ctx: Ctx, id: string, owner: string) {
   await SUBSCRIPTIONS.finish(ctx.sql, [id], {}, { owner });
 }
 
-export type RenewalResult = "renewed" | "declined" | "cancelled";
+type RenewalResult = "renewed" | "declined" | "cancelled";
 
 /**
  * One renewal of a subscription whose lease `owner` holds: cancel at period end, or charge the period (pending
  * changes applied, credit taken off) and advance it, or walk the dunning ladder. Releases the lease.
  */
-export async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connector?: Connector): Promise<RenewalResult> {
+async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connector?: Connector): Promise<RenewalResult> {
   const { _email, ...s } = sub;
   const customer: SubscriptionCustomer = { id: s.customerId, email: _email ?? null };
   const leaseHeld = Prisma.sql`AND "leaseOwner" = ${owner}`;

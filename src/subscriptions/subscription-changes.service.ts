@@ -33,7 +33,7 @@ export const changeQuantityInput = z.strictObject({
 });
 
 /** Half up of num/den for non-negative integers (exact, in BigInt). */
-export function roundHalfUp(num: bigint, den: bigint): number {
+function roundHalfUp(num: bigint, den: bigint): number {
   return Number((2n * num + den) / (2n * den));
 }
 

@@ -9,7 +9,7 @@ import { DomainError } from "../shared/errors";
 export const SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due", "paused", "cancelled", "unpaid"] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-export const SUBSCRIPTION_TRANSITIONS: Record<SubscriptionStatus, SubscriptionStatus[]> = {
+const SUBSCRIPTION_TRANSITIONS: Record<SubscriptionStatus, SubscriptionStatus[]> = {
   trialing: ["active", "past_due", "cancelled", "paused"],
   active: ["past_due", "cancelled", "paused"],
   past_due: ["active", "unpaid", "cancelled"],
@@ -18,7 +18,7 @@ export const SUBSCRIPTION_TRANSITIONS: Record<SubscriptionStatus, SubscriptionSt
   cancelled: [],
 };
 
-export function canMoveSubscription(from: string, to: SubscriptionStatus) {
+function canMoveSubscription(from: string, to: SubscriptionStatus) {
   return (SUBSCRIPTION_TRANSITIONS[from as SubscriptionStatus] ?? []).includes(to);
 }
 

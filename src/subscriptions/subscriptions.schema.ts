@@ -12,7 +12,7 @@ import { getSubscription, type Interval, listSubscriptions, subscribeSubscriptio
 type Proration = { creditCents: number; chargedCents: number; fullAmount: number };
 type SubV = SubscriptionView & { proration?: Proration; charged?: boolean; cancelled?: boolean };
 
-export const SubscriptionStatusEnum = describedEnum<SubscriptionStatus>("SubscriptionStatus", "Where a subscription is in its billing", {
+const SubscriptionStatusEnum = describedEnum<SubscriptionStatus>("SubscriptionStatus", "Where a subscription is in its billing", {
   active: "Paid for the current period; renews at currentPeriodEnd",
   trialing: "In its trial; the first charge is at currentPeriodEnd",
   past_due: "The renewal charge was declined; retried on the dunning schedule",
@@ -67,7 +67,7 @@ const ProrationRef = builder.objectRef<Proration>("SubscriptionProration").imple
   }),
 });
 
-export const SubscriptionRef = builder.objectRef<SubV>("CustomerSubscription").implement({
+const SubscriptionRef = builder.objectRef<SubV>("CustomerSubscription").implement({
   description: "A customer's recurring plan, charged to their default card each period",
   fields: (t) => ({
     id: t.exposeID("id"),

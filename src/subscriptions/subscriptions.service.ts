@@ -54,9 +54,9 @@ export function addInterval(from: Date, interval: string): Date {
 
 // ---- views and events -------------------------------------------------------------------------------------------
 
-export type CardSummary = Pick<SavedCard, "id" | "cardBrand" | "cardLastFour" | "cardExpMonth" | "cardExpYear">;
+type CardSummary = Pick<SavedCard, "id" | "cardBrand" | "cardLastFour" | "cardExpMonth" | "cardExpYear">;
 
-export function subscriptionView(s: Subscription, card: CardSummary | null = null) {
+function subscriptionView(s: Subscription, card: CardSummary | null = null) {
   return {
     id: s.id,
     customerId: s.customerId,

@@ -38,7 +38,7 @@ export function savedCardView(c: SavedCard) {
   };
 }
 
-export function buyerSubscriptionView(s: Subscription, card: SavedCard | null) {
+function buyerSubscriptionView(s: Subscription, card: SavedCard | null) {
   return {
     id: s.id,
     status: s.status,

@@ -44,7 +44,7 @@ export function isPublicAddress(ip: string): boolean {
   }
 }
 
-export const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
+const isPrivateAddress = (ip: string) => !isPublicAddress(ip);
 
 /** How one kind of outbound URL is named in its errors. */
 export interface OutboundUrlRules {

@@ -21,7 +21,7 @@ import {
 } from "./endpoints.service";
 
 type EndpointV = ReturnType<typeof endpointView>;
-export type DeliveryV = ReturnType<typeof deliveryView> & { attemptLog?: WebhookDeliveryAttempt[] };
+type DeliveryV = ReturnType<typeof deliveryView> & { attemptLog?: WebhookDeliveryAttempt[] };
 
 type DeliveryStatus = "pending" | "retrying" | "succeeded" | "dead_letter";
 const DeliveryStatusEnum = describedEnum<DeliveryStatus>("WebhookDeliveryStatus", "Where a delivery is", {
