@@ -114,7 +114,8 @@ export async function installExtension(ctx: Ctx, extensionId: string, body: unkn
     const now = tx.clock.now();
     // Serialises two installs of the same extension into the same environment (the unique key holds either way).
     const lockKey = `install:${ext.id}:${t.applicationId}:${t.environmentId}`;
-    await tx.sql.selectNoFrom((eb) => eb.fn<unknown>("pg_advisory_xact_lock", [eb.fn("hashtext", [eb.val(lockKey)])]).as("locked")).execute();
+    // read back as text: Prisma's raw path (this runs in its transaction) cannot decode a `void` column
+    await tx.sql.selectNoFrom((eb) => eb.cast<string>(eb.fn("pg_advisory_xact_lock", [eb.fn("hashtext", [eb.val(lockKey)])]), "text").as("locked")).execute();
     const existing = await tx.db.installation.findUnique({ where: { extensionId_applicationId_environmentId: { extensionId: ext.id, applicationId: t.applicationId, environmentId: t.environmentId } } });
     const common = { versionId: version.id, status: "active", config: config as Prisma.InputJsonValue, installedBy: d.member.id, installedAt: now, suspendedAt: null, suspendedReason: null, uninstalledAt: null, uninstallReason: null };
     let inst = existing
