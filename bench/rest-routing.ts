@@ -1,23 +1,20 @@
-// What finding a /api/v1 route costs: the routers mounted one after another (as before the ninth step of issue 10)
-// against firstSegmentDispatch (src/rest/routes.ts). Both are built from the real routers' route tables with stub
-// handlers, and driven in this process with plain request objects, so only Express's routing is measured.
+// What finding a /api/v1 route costs: the routers mounted one after another against mountApiRouters (src/rest/routes.ts:
+// one route per first path segment). Both are built from the real routers' route tables (src/rest/api-router.ts) with
+// stub handlers, and driven in this process with plain request objects, so only Express's routing is measured.
 //   npx tsx bench/rest-routing.ts            (BENCH_REQUESTS per path and variant, default 20000; 3 alternating rounds)
 import express, { type Router } from "express";
-import { apiRouters, firstSegmentDispatch } from "../src/rest/routes";
+import { apiRouter, routeTable } from "../src/rest/api-router";
+import { apiRouters, mountApiRouters } from "../src/rest/routes";
 
 const N = Number(process.env.BENCH_REQUESTS ?? 20000);
 
 /** The routers' routes (methods and paths, in order) with a handler that only records that it ran. */
 function stubRouters(): Router[] {
   return apiRouters().map((real) => {
-    const r = express.Router();
-    for (const layer of (real as any).stack as any[]) {
-      if (!layer.route) {
-        r.use((_req, _res, next) => next());
-        continue;
-      }
-      for (const m of Object.keys(layer.route.methods)) if (m !== "_all") (r as any)[m](layer.route.path, (_req: unknown, res: any) => res.done(true));
-    }
+    const r = apiRouter();
+    const table = routeTable(real);
+    for (const segment of table.middleware) r.use(`/${segment}`, (_req, _res, next) => next());
+    for (const { method, path } of table.routes) r[method](path, (_req, res) => (res as unknown as { done(v: boolean): void }).done(true));
     return r;
   });
 }
@@ -25,7 +22,7 @@ function stubRouters(): Router[] {
 const linear = express.Router();
 for (const r of stubRouters()) linear.use(r);
 const dispatched = express.Router();
-dispatched.use(firstSegmentDispatch(stubRouters()));
+mountApiRouters(dispatched, stubRouters());
 
 const paths: [string, string][] = [
   ["GET", "/whoami"],
@@ -72,7 +69,7 @@ async function main() {
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`routing CPU per request, µs (median of 3 rounds of ${N}; node ${process.version})`);
-  console.log("| request | routers in order | first-segment dispatch | ratio |");
+  console.log("| request | routers in order | mountApiRouters | ratio |");
   console.log("| --- | ---: | ---: | ---: |");
   for (const [key, r] of results) {
     const a = median(r.linear);

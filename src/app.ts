@@ -16,11 +16,10 @@ import { oauthProviderMiddleware } from "./oauth/provider";
 import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./graphql/yoga";
-import { graphqlFastPath } from "./graphql/fast-path";
 import { authMiddleware } from "./rest/auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
-import { API_PREFIX, apiRouters, firstSegmentDispatch } from "./rest/routes";
+import { API_PREFIX, mountApiRouters } from "./rest/routes";
 import { openapiRouter } from "./openapi/openapi.rest";
 import { walletCors } from "./wallet/wallet.rest";
 import { IMPORT_UPLOAD_PATH, importUploadHandler } from "./imports/imports.rest";
@@ -58,7 +57,6 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
       next();
     },
     rejectMalformedGraphqlJson,
-    graphqlFastPath(yoga, deps, config.GRAPHQL_PREPARED),
     yoga,
     (err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       const de = toDomainError(err);
@@ -91,7 +89,7 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   api.use(authMiddleware(deps));
   api.use(narrowExtensionSessionCors);
   api.use(idempotency);
-  api.use(firstSegmentDispatch(apiRouters()));
+  mountApiRouters(api);
   api.use(notFoundHandler);
   // The routes under /api/v1 that the API router must not see: the OpenAPI document and its docs (no credential),
   // and the signed import upload, which carries the raw file (no JSON, no API key), streamed to storage.
@@ -195,7 +193,7 @@ function rejectMalformedGraphqlJson(req: express.Request, res: express.Response,
     }
   } else if (req.method === "POST" && Buffer.isBuffer(req.body) && /\bjson\b/i.test(req.get("content-type") ?? "")) {
     try {
-      res.locals.graphqlBody = JSON.parse(req.body.toString("utf8"));
+      JSON.parse(req.body.toString("utf8"));
     } catch {
       return refuse("The request body");
     }

@@ -79,8 +79,6 @@ const schema = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().positive().default(20),
   GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
-  /** prepared queries on the GraphQL fast path (src/graphql/fast-path.ts): jit, execute, off, or verify (tests) */
-  GRAPHQL_PREPARED: z.enum(["jit", "execute", "off", "verify"]).default("jit"),
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   RATE_LIMIT_PER_CREDENTIAL: limit.prefault("6000/1m"),
   RATE_LIMIT_AUTH_FAILURES_PER_IP: limit.prefault("20/5m"),

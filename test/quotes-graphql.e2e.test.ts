@@ -31,8 +31,7 @@ let api: ReturnType<typeof client>;
 let demo: BootstrapResult;
 
 beforeAll(async () => {
-  // GRAPHQL_PREPARED=jit, as a server runs: verify mode would execute each read a second time and double its statements
-  t = (await startTestApp({ env: { RATE_LIMIT_PER_CREDENTIAL: "off", GRAPHQL_PREPARED: "jit" } }))!;
+  t = (await startTestApp({ env: { RATE_LIMIT_PER_CREDENTIAL: "off" } }))!;
   gql = gqlClient(t.url);
   api = client(t.url);
   demo = await t.bootstrap();

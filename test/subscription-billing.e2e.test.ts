@@ -4,7 +4,7 @@
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { FixedClock } from "../src/shared/clock";
 import { findJob } from "../jobs/registry";
-import { prorate } from "../src/subscriptions/subscriptions.service";
+import { prorate } from "../src/subscriptions/subscription-changes.service";
 import { retrySubscriptionCharge } from "../src/subscriptions/renewals.service";
 import { makeCtx } from "../src/shared/context";
 import { startTestApp, type TestApp } from "./helpers/app";

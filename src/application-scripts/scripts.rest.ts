@@ -1,10 +1,10 @@
-import { Router } from "express";
 import { ctxOf, ok, okPage, send } from "../rest/http";
 import { recordBeacon } from "./beacons.service";
 import { createScript, deleteScript, getScript, listScripts, scriptAsset, scriptHealth, setKillSwitch, updateScript } from "./scripts.service";
+import { apiRouter } from "../rest/api-router";
 
 export function applicationScriptsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/application-scripts", async (req, res) => ok(res, await createScript(ctxOf(req), req.body), 201));
   r.get("/application-scripts", async (req, res) => okPage(res, await listScripts(ctxOf(req), req.query), (s) => s));
   // before /:id, which would otherwise take these names as ids

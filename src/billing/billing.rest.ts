@@ -1,10 +1,10 @@
 // /api/v1/billing: the workspace's platform subscription and the cards it pays with. Thin: parse, call, respond.
-import { Router } from "express";
 import { ctxOf, ok, send } from "../rest/http";
 import { addPaymentMethod, cancel, getBilling, listPaymentMethods, removePaymentMethod, resume, setBackupPaymentMethod, setDefaultPaymentMethod, subscribe } from "./billing.service";
+import { apiRouter } from "../rest/api-router";
 
 export function billingRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.get("/billing", async (req, res) => ok(res, await getBilling(ctxOf(req))));
   r.post("/billing/subscribe", async (req, res) => ok(res, await subscribe(ctxOf(req), req.body)));
   r.post("/billing/cancel", async (req, res) => ok(res, await cancel(ctxOf(req))));

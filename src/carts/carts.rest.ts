@@ -1,11 +1,12 @@
 // /api/v1 cart routes (commerce.md part 4). Thin: parse, call, respond.
-import { Router } from "express";
 import { ctxOf, ok, send } from "../rest/http";
 import { addLineItem, removeLineItem, updateLineItem } from "./cart-items.service";
-import { cartView, clearShipping, createCart, getCart, lineItemView, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
+import { cartView, lineItemView } from "./cart.view";
+import { clearShipping, createCart, getCart, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
+import { apiRouter } from "../rest/api-router";
 
 export function cartsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/carts", async (req, res) => ok(res, cartView(await createCart(ctxOf(req), req.body)), 201));
   r.get("/carts/:id", async (req, res) => ok(res, cartView(await getCart(ctxOf(req), req.params.id))));
   r.patch("/carts/:id", async (req, res) => ok(res, cartView(await updateCart(ctxOf(req), req.params.id, req.body))));

@@ -5,7 +5,8 @@ import type { Address } from "../shared/address";
 import { type CartCalculation, calculateCart } from "../shipping-tax/shipping-tax.service";
 import { addLineItem, LINE_ITEM_TYPES, removeLineItem, updateLineItem } from "./cart-items.service";
 import type { CART_STATUSES } from "./carts.machine";
-import { cartView, clearShipping, createCart, getCart, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
+import { cartView } from "./cart.view";
+import { clearShipping, createCart, getCart, replaceTaxLines, selectShipping, updateCart } from "./carts.service";
 
 type CartV = ReturnType<typeof cartView>;
 type LineV = CartV["lineItems"][number];

@@ -3,12 +3,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { type CheckoutSession, type Payment } from "../generated/prisma/client";
-import { cartView } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
 import { findOrCreateCustomerByEmail } from "../customers/customers.service";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
-import { completeOrderCheckout } from "../orders/order-lifecycle.service";
+import { completeOrderCheckout } from "../orders/order-checkout.service";
 import { deferOrderMoves } from "../orders/order.machine";
 import { processorFor } from "../payments/processor";
 import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";

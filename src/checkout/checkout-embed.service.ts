@@ -2,7 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { addLineItem } from "../carts/cart-items.service";
-import { cartView, createCart } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
+import { createCart } from "../carts/carts.service";
 import { requireScope, requireTenant } from "../platform/auth.service";
 import { type Ctx, withTx } from "../shared/context";
 import { positiveAmount } from "../shared/money";

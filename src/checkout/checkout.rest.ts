@@ -1,11 +1,11 @@
-import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import { completeCheckout } from "./checkout-complete.service";
 import { createCheckoutSession, sessionPaymentMethods, sessionView } from "./checkout.service";
 import { createEmbedSession, sessionEmbedToken } from "./checkout-embed.service";
+import { apiRouter } from "../rest/api-router";
 
 export function checkoutRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/checkout/sessions", async (req, res) => {
     const ctx = ctxOf(req);
     await ok(res, sessionView(await createCheckoutSession(ctx, req.body), ctx.deps.config.CHECKOUT_URL), 201);

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { type CheckoutSession, type Payment, Prisma } from "../generated/prisma/client";
 import { columns } from "../db/prepared";
-import { cartView } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
 import { outboxIf, recordEvent, tenantOf, withOutbox } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { takeOrderMoves } from "../orders/order.machine";

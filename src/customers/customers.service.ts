@@ -38,7 +38,6 @@ export const createCustomerInput = z.strictObject({
   billingAddress: addressSchema.nullish(),
   metadata: metadataSchema.optional(),
 });
-export type CreateCustomerInput = z.input<typeof createCustomerInput>;
 
 export const findOrCreateByEmailInput = createCustomerInput.extend({ email: emailSchema });
 export type FindOrCreateByEmailInput = z.input<typeof findOrCreateByEmailInput>;

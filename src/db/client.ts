@@ -53,20 +53,6 @@ export interface OpenDbOptions {
 }
 
 /**
- * A Blob over a buffer already in memory whose arrayBuffer() hands that buffer back. PGlite reads a dump with
- * arrayBuffer(); Node 20's own Blob gives it back in chunks it then concatenates, about 0.4 s for the tests' 44 MB
- * template, paid by every test app.
- */
-class BufferBlob extends Blob {
-  constructor(private readonly buf: Buffer) {
-    super([buf as Uint8Array<ArrayBuffer>]);
-  }
-  override async arrayBuffer(): Promise<ArrayBuffer> {
-    return this.buf.buffer.slice(this.buf.byteOffset, this.buf.byteOffset + this.buf.byteLength) as ArrayBuffer;
-  }
-}
-
-/**
  * Prisma's error messages without the caller's code frame, in every mode (Prisma's own default is this only when
  * NODE_ENV is production). For the frame, Prisma builds an Error, and so a stack trace, on every query before it runs:
  * in a CPU profile of the checkout scenario, Prisma's share of the process fell from 20.0 % to 16.4 % without it
@@ -108,7 +94,7 @@ export async function openDb(opts: OpenDbOptions): Promise<Db> {
   let pglite: PGlite;
   try {
     pglite = opts.pgliteTemplate && dir === "memory://"
-      ? await PGlite.create({ ...opts.pgliteOptions, dataDir: dir, loadDataDir: new BufferBlob(readFileSync(opts.pgliteTemplate)) })
+      ? await PGlite.create({ ...opts.pgliteOptions, dataDir: dir, loadDataDir: new Blob([readFileSync(opts.pgliteTemplate)]) })
       : await PGlite.create({ ...opts.pgliteOptions, dataDir: dir });
   } catch (e) {
     await unlock?.();

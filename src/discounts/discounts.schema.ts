@@ -2,7 +2,7 @@
 import { builder } from "../graphql/builder";
 import { pageOf } from "../graphql/shared-types";
 import { CartRef, compact, DiscountTypeEnum, withClears } from "../carts/carts.schema";
-import { cartView } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
 import { applyCartDiscount, createDiscount, discountView, getDiscount, listDiscounts, removeCartDiscount, updateDiscount } from "./discounts.service";
 
 type DiscountV = ReturnType<typeof discountView>;

@@ -9,7 +9,6 @@ import { PROJECT_ROOT } from "../shared/paths";
 
 const ASSET_DIR = path.join(PROJECT_ROOT, "pages", "extension-bridge");
 export const BRIDGE_ASSETS = { "/extension-bridge.js": "extension-bridge.js", "/extension-host.js": "extension-host.js" } as const;
-export const JWKS_PATH = "/.well-known/extension-jwks.json";
 
 /** Read once per process, then served from memory with a strong ETag. */
 const loaded = new Map<string, { body: Buffer; etag: string }>();

@@ -1,5 +1,5 @@
 // REST routes of the extension platform: thin, one service call each.
-import express, { Router } from "express";
+import express from "express";
 import { z } from "zod";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { parseInput } from "../shared/errors";
@@ -29,12 +29,13 @@ import {
   toggleSuspend,
   uninstall,
 } from "./installations.service";
+import { apiRouter } from "../rest/api-router";
 
 /** Verbs that take no body: a body with fields is 422 naming them (decisions.md part 1), never silently ignored. */
 const noFields = (body: unknown) => void parseInput(z.strictObject({}), body ?? {});
 
 export function extensionsRouter() {
-  const r = Router();
+  const r = apiRouter();
   const same = <T>(x: T) => x;
   r.post("/extensions", async (req, res) => ok(res, await createExtension(ctxOf(req), req.body), 201));
   r.get("/extensions", async (req, res) => okPage(res, await listExtensions(ctxOf(req), req.query), same));

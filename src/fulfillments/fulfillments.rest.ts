@@ -1,10 +1,10 @@
-import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import { cancelFulfillment, createFulfillment, fulfillmentView, getFulfillment, markDelivered, orderFulfillments, updateFulfillment } from "./fulfillments.service";
 import { cancelReturn, createReturn, getReturn, orderReturns, receiveReturn, returnView } from "./returns.service";
+import { apiRouter } from "../rest/api-router";
 
 export function fulfillmentsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/orders/:id/fulfillments", async (req, res) => ok(res, fulfillmentView(await createFulfillment(ctxOf(req), req.params.id, req.body)), 201));
   r.get("/orders/:id/fulfillments", async (req, res) => ok(res, (await orderFulfillments(ctxOf(req), req.params.id)).map(fulfillmentView)));
   r.get("/fulfillments/:id", async (req, res) => ok(res, fulfillmentView(await getFulfillment(ctxOf(req), req.params.id))));

@@ -13,11 +13,6 @@ import type { GqlContext } from "./builder";
 
 const replayed = new WeakSet<Request>();
 
-/** Whether this request's result was a replay (for the fast path, which answers without onResponse). */
-export function wasReplayed(request: Request) {
-  return replayed.has(request);
-}
-
 export function idempotentMutations(): Plugin<GqlContext & { request?: Request }> {
   return {
     async onExecute({ args, setResultAndStopExecution }) {

@@ -61,7 +61,7 @@ export async function buildContext(deps: Deps, src: CredentialSource, ip?: strin
 }
 
 /** The live gate's refusal for this operation, or null: an operation selecting any gated root field answers the credential's 402. */
-export function liveGateRefusal(args: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) {
+function liveGateRefusal(args: { contextValue: unknown; document: DocumentNode; operationName?: string | null }) {
   const gate = (args.contextValue as GqlContext).liveGate;
   if (!gate || !operationIsGated(args.document, args.operationName)) return null;
   return createGraphQLError(gate.message, { extensions: { code: gate.code, status: gate.status, ...(gate.details ? { details: gate.details } : {}), http: { status: gate.status } } });
@@ -84,16 +84,6 @@ function liveGatePlugin() {
 
 /** RateLimit-* headers on GraphQL HTTP responses: the context of each request keeps its bucket's state. */
 const limitByRequest = new WeakMap<Request, GqlContext>();
-
-/** The context Yoga built for this request (for the fast path's verify mode), if it built one. */
-export function contextOf(request: Request) {
-  return limitByRequest.get(request);
-}
-
-/** The rate-limit state the request's context reported (for the fast path, which answers without onResponse). */
-export function rateStateOf(request: Request) {
-  return limitByRequest.get(request)?.rate?.state ?? null;
-}
 
 export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
   const { config } = deps;
@@ -125,7 +115,8 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       idempotentMutations(),
       {
         onResponse({ request, response }: { request: Request; response: Response }) {
-          const state = limitByRequest.get(request)?.rate?.state;
+          // a 429 carries the refusing bucket's RateLimit-* and Retry-After (from the error): those stand
+          const state = response.status === 429 ? null : limitByRequest.get(request)?.rate?.state;
           if (state) for (const [k, v] of Object.entries(limitHeaders(state))) response.headers.set(k, v);
         },
       },

@@ -1,10 +1,12 @@
-import { type Request, type Response, Router } from "express";
+import { type Request, type Response } from "express";
 import { ctxOf, ok } from "../rest/http";
 import type { Deps } from "../shared/context";
-import { commitImport, createImport, getImport, getImportErrors, inspectImport, receiveUpload, saveImportMapping, undoImport, validateImport } from "./imports.service";
+import { commitImport, getImportErrors, undoImport, validateImport } from "./import-passes.service";
+import { createImport, getImport, inspectImport, receiveUpload, saveImportMapping } from "./imports.service";
+import { apiRouter } from "../rest/api-router";
 
 export function importsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/imports", async (req, res) => ok(res, await createImport(ctxOf(req), req.body), 201));
   r.get("/imports/:id", async (req, res) => ok(res, await getImport(ctxOf(req), req.params.id)));
   r.post("/imports/:id/inspect", async (req, res) => ok(res, await inspectImport(ctxOf(req), req.params.id, req.body ?? {})));

@@ -5,20 +5,8 @@ import { describedEnum } from "../graphql/shared-types";
 import { errors } from "../shared/errors";
 import type { ImportStatus } from "./import.machine";
 import { liveItem } from "../events/events.service";
-import {
-  commitImport,
-  createImport,
-  getImport,
-  getImportErrors,
-  type ImportErrorReport,
-  type ImportInspection,
-  type ImportView,
-  inspectImport,
-  saveImportMapping,
-  subscribeImportProgress,
-  undoImport,
-  validateImport,
-} from "./imports.service";
+import { commitImport, getImportErrors, type ImportErrorReport, undoImport, validateImport } from "./import-passes.service";
+import { createImport, getImport, type ImportInspection, type ImportView, inspectImport, saveImportMapping, subscribeImportProgress } from "./imports.service";
 import type { UndoResult } from "./import.undo";
 
 const StatusEnum = describedEnum<ImportStatus>("ImportStatus", "Where an import is", {

@@ -1,10 +1,10 @@
 // /api/v1 mail routes: the outbox (operators, tests) and the application's lifecycle email templates. Thin.
-import { Router } from "express";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { deleteEmailTemplate, getEmailTemplate, listEmails, listEmailTemplates, previewEmailTemplate, putEmailTemplate } from "./mail.service";
+import { apiRouter } from "../rest/api-router";
 
 export function mailRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.get("/emails", async (req, res) => okPage(res, await listEmails(ctxOf(req), req.query), (e) => e));
   r.get("/email-templates", async (req, res) => ok(res, await listEmailTemplates(ctxOf(req))));
   r.get("/email-templates/:name", async (req, res) => ok(res, await getEmailTemplate(ctxOf(req), req.params.name)));

@@ -5,7 +5,8 @@
 // when the token lacks it.
 import { z } from "zod";
 import { addItemInput, addLineItem } from "../carts/cart-items.service";
-import { cartView, createCart, createCartInput, getCart, updateCart, updateCartInput } from "../carts/carts.service";
+import { cartView } from "../carts/cart.view";
+import { createCart, createCartInput, getCart, updateCart, updateCartInput } from "../carts/carts.service";
 import { createCustomer, createCustomerInput, customerView, getCustomer } from "../customers/customers.service";
 import { createDraftOrder, createOrderInput, updateOrder, updateOrderInput } from "../orders/order-lifecycle.service";
 import { readOrder } from "../orders/order-ops.common";

@@ -61,7 +61,7 @@ export async function getProvider(deps: Deps): Promise<Provider> {
 }
 
 async function buildProvider(deps: Deps): Promise<Provider> {
-  // Loaded on first use: only processes that serve OAuth pay for it (and see its Node 22 notice).
+  // Loaded on first use: only processes that serve OAuth pay for loading it.
   const { default: Provider, errors: oidcErrors } = await import("oidc-provider");
   const { config, prisma } = deps;
   const issuer = config.BASE_URL.replace(/\/+$/, "");

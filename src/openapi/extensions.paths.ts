@@ -111,19 +111,6 @@ const Upload = z
   .object({ extensionId: z.string(), kind: z.enum(["icon", "screenshot"]), key: z.string(), contentType: z.enum(UPLOAD_TYPES), sizeBytes: z.number().int(), url: z.string().meta({ description: "A signed download URL, valid one hour" }) })
   .meta({ id: "ExtensionImage" });
 
-export interface ExtOp {
-  tag: string;
-  summary: string;
-  params?: Record<string, string>;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  ok: [number, z.ZodType | null, "page"?];
-  meta?: z.ZodType;
-  /** "only": Basic client credentials alone; "also": they are accepted besides keys */
-  clientCredentials?: "only" | "also";
-  /** the body is the raw image in one of these types */
-  imageBody?: readonly string[];
-}
 type Reg = Register;
 
 export function registerExtensions(r: Reg) {

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { lineEditsInput } from "../orders/line-edits.service";
 import { recordPaymentInput } from "../orders/manual-payments.service";
-import { authorizeInput, cancelInput, closeInput, createOrderInput, orderCheckoutInput, setStatusInput, updateOrderInput } from "../orders/order-lifecycle.service";
+import { authorizeInput, orderCheckoutInput } from "../orders/order-checkout.service";
+import { cancelInput, closeInput, createOrderInput, setStatusInput, updateOrderInput } from "../orders/order-lifecycle.service";
 import { compInput } from "../orders/comps.service";
 import { holdInput } from "../orders/holds.service";
 import { orderRefundInput } from "../orders/order-refunds.service";

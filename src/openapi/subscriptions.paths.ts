@@ -1,7 +1,8 @@
 // OpenAPI paths of subscriptions (src/subscriptions/subscriptions.rest.ts), registered by document.ts.
 import { z } from "zod";
 import { pageQuery } from "../shared/pagination";
-import { changePlanInput, changeQuantityInput, subscriptionFilters } from "../subscriptions/subscriptions.service";
+import { changePlanInput, changeQuantityInput } from "../subscriptions/subscription-changes.service";
+import { subscriptionFilters } from "../subscriptions/subscriptions.service";
 import type { Register } from "./operation";
 import { orNull } from "./schemas";
 

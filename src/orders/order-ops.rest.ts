@@ -1,5 +1,4 @@
 // REST for the order operations: validate -> one service call -> the re-read order (plus what the route adds).
-import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import { paymentView } from "../payments/payments.service";
 import type { Ctx } from "../shared/context";
@@ -7,10 +6,12 @@ import { compOrder, reverseComp } from "./comps.service";
 import { placeHold, releaseHold } from "./holds.service";
 import { editLineItems } from "./line-edits.service";
 import { recordManualPayment } from "./manual-payments.service";
-import { authorizeOrder, cancelOrder, checkoutOrder, closeOrder, createDraftOrder, setOrderStatus, updateOrder } from "./order-lifecycle.service";
+import { authorizeOrder, checkoutOrder } from "./order-checkout.service";
+import { cancelOrder, closeOrder, createDraftOrder, setOrderStatus, updateOrder } from "./order-lifecycle.service";
 import { readOrder } from "./order-ops.common";
 import { refundOrder } from "./order-refunds.service";
 import { orderView } from "./orders.service";
+import { apiRouter } from "../rest/api-router";
 
 /** The order as a single read shows it, re-read after the operation committed. */
 export async function orderOut(ctx: Ctx, id: string) {
@@ -18,7 +19,7 @@ export async function orderOut(ctx: Ctx, id: string) {
 }
 
 export function orderOpsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/orders", async (req, res) => {
     const ctx = ctxOf(req);
     const o = await createDraftOrder(ctx, req.body);

@@ -1,12 +1,12 @@
 // GET /orders/export.csv and GET /orders/{id}/timeline. Mounted before ordersRouter so /orders/export.csv is not
 // taken for an order id.
-import { Router } from "express";
 import { ctxOf, ok } from "../rest/http";
 import { EXPORT_MAX_ROWS, prepareExport, streamOrdersCsv } from "./export.service";
 import { orderTimeline } from "./timeline.service";
+import { apiRouter } from "../rest/api-router";
 
 export function orderReportsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.get("/orders/export.csv", async (req, res) => {
     const ctx = ctxOf(req);
     const prepared = prepareExport(ctx, req.query);

@@ -1,10 +1,10 @@
-import { Router } from "express";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { captureOrderPayments, paymentView } from "../payments/payments.service";
 import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView } from "./orders.service";
+import { apiRouter } from "../rest/api-router";
 
 export function ordersRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.get("/orders", async (req, res) => okPage(res, await listOrders(ctxOf(req), req.query), (o) => orderView(o)));
   r.get("/orders/:id", async (req, res) => ok(res, orderView(await getOrder(ctxOf(req), req.params.id), { single: true })));
   r.get("/orders/:id/payments", async (req, res) => ok(res, (await orderPayments(ctxOf(req), req.params.id)).map(paymentView)));

@@ -19,8 +19,6 @@ export const PAYMENT_TRANSITIONS: Record<PaymentStatus, PaymentStatus[]> = {
   expired: [],
 };
 
-export const TERMINAL: PaymentStatus[] = ["voided", "expired", "failed", "refunded"];
-
 export function canMove(from: string, to: PaymentStatus) {
   return (PAYMENT_TRANSITIONS[from as PaymentStatus] ?? []).includes(to);
 }

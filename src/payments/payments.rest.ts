@@ -1,11 +1,11 @@
-import { Router } from "express";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { disputePayment, openTestDispute, resolvePaymentDispute } from "./disputes.service";
 import { invoiceDownloadTarget, invoicePdfUrl, resendInvoice } from "./invoices.service";
 import { capturePayment, getPayment, listPayments, markPaymentFailed, paymentTransactions, paymentView, refundPayment, resolveTestPayment } from "./payments.service";
+import { apiRouter } from "../rest/api-router";
 
 export function paymentsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.get("/payments", async (req, res) => okPage(res, await listPayments(ctxOf(req), req.query), paymentView));
   r.get("/payments/:id", async (req, res) => ok(res, paymentView(await getPayment(ctxOf(req), req.params.id))));
   r.get("/payments/:id/transactions", async (req, res) =>

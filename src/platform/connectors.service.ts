@@ -61,9 +61,3 @@ export async function deactivateConnector(ctx: Ctx, id: string) {
   if (res.count === 0) throw errors.notFound("Connector");
   return ctx.db.connector.findUniqueOrThrow({ where: { id } });
 }
-
-/** The active connector of a kind in the tenant, if any: checkout and quote issue ask this. */
-export async function findActiveConnector(ctx: Ctx, kind: (typeof CONNECTOR_KINDS)[number]) {
-  const t = requireTenant(ctx);
-  return ctx.db.connector.findFirst({ where: { applicationId: t.applicationId, environmentId: t.environmentId, kind, status: "active" }, orderBy: { createdAt: "asc" } });
-}

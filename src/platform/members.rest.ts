@@ -1,11 +1,11 @@
 // /api/v1 routes of workspace invitations and members. Thin: parse, call, respond.
-import { Router } from "express";
 import { ctxOf, ok, send } from "../rest/http";
 import { acceptInvite, createInvite, listInvites, resendInvite, revokeInvite } from "./invitations.service";
 import { getMyMembership, listMembers, removeMember, updateMember } from "./members.service";
+import { apiRouter } from "../rest/api-router";
 
 export function membersRouter() {
-  const r = Router();
+  const r = apiRouter();
 
   r.post("/workspaces/:workspaceId/invites", async (req, res) => ok(res, await createInvite(ctxOf(req), req.params.workspaceId, req.body), 201));
   r.get("/workspaces/:workspaceId/invites", async (req, res) => {

@@ -1,5 +1,4 @@
 // /api/v1 routes of the platform: whoami, API keys, environments, connectors. Thin: parse, call, respond.
-import { Router } from "express";
 import { getApplication, updateApplication } from "./applications.service";
 import { ctxOf, ok, okPage, send } from "../rest/http";
 import { parsePage } from "../shared/pagination";
@@ -7,9 +6,10 @@ import { apiKeyView, createApiKey, listApiKeys, revokeApiKey } from "./api-keys.
 import { connectorView, createConnector, deactivateConnector, getConnector, listConnectors } from "./connectors.service";
 import { archiveEnvironment, createEnvironment, environmentView, listEnvironments } from "./environments.service";
 import { whoami } from "./whoami.service";
+import { apiRouter } from "../rest/api-router";
 
 export function platformRouter() {
-  const r = Router();
+  const r = apiRouter();
 
   r.get("/whoami", async (req, res) => ok(res, whoami(ctxOf(req))));
   r.get("/applications/:id", async (req, res) => ok(res, await getApplication(ctxOf(req), req.params.id)));

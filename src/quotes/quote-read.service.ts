@@ -132,11 +132,6 @@ export async function getQuote(ctx: Ctx, id: string) {
   return quoteView(ctx, await loadQuote(ctx, t, id));
 }
 
-/** The raw row graph, for callers that build their own view (GraphQL subscriptions re-read with this). */
-export async function getQuoteFull(ctx: Ctx, id: string) {
-  return loadQuote(ctx, readTenant(ctx), id);
-}
-
 export async function listQuotes(ctx: Ctx, query: unknown) {
   const t = readTenant(ctx);
   const page = parseListQuery(quoteListFilters, query);

@@ -9,7 +9,6 @@ export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
 /** Revision statuses: one working (editable) at most; issuing freezes it; the next issue supersedes it. */
 export const REVISION_STATUSES = ["working", "issued", "superseded"] as const;
-export type RevisionStatus = (typeof REVISION_STATUSES)[number];
 
 /**
  * Who may do what from where. `create` and `request` start a quote (from nothing). Actions the merchant side owns:

@@ -108,7 +108,6 @@ export function revisionView(r: RevisionFull, rates?: TaxRates | null) {
     updatedAt: r.updatedAt.toISOString(),
   };
 }
-export type RevisionView = ReturnType<typeof revisionView>;
 
 export function commentView(c: CommentRow) {
   return { id: c.id, visibility: c.visibility, authorType: c.authorType, authorName: c.authorName, body: c.body, createdAt: c.createdAt.toISOString() };

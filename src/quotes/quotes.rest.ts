@@ -1,5 +1,4 @@
 // /api/v1 quote routes, merchant side (quotes.md part 4, decisions.md part 3). Thin: parse, call, respond.
-import { Router } from "express";
 import { listNotifications, markNotificationRead } from "../notifications/notifications.service";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { acceptQuote } from "./quote-accept.service";
@@ -8,9 +7,10 @@ import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormTo
 import { addComment, createQuote, issueQuote, rotateLink, updateQuote } from "./quotes.service";
 import { createRevision, updateRevision } from "./quote-revisions.service";
 import { getQuote, listQuotes } from "./quote-read.service";
+import { apiRouter } from "../rest/api-router";
 
 export function quotesRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.post("/quotes", async (req, res) => ok(res, await createQuote(ctxOf(req), req.body), 201));
   r.get("/quotes", async (req, res) => okPage(res, await listQuotes(ctxOf(req), req.query), (q) => q));
   r.get("/quotes/:id", async (req, res) => ok(res, await getQuote(ctxOf(req), req.params.id)));

@@ -1,6 +1,7 @@
 // The /api/v1 routers in mount order, and the list of routes they register: the OpenAPI document and the
 // REST/GraphQL parity test both read this list, so a new route cannot be left out of either silently.
-import express, { type RequestHandler, type Router } from "express";
+import express, { type Router } from "express";
+import { type RouteInfo, routeTable } from "./api-router";
 import { cartsRouter } from "../carts/carts.rest";
 import { checkoutRouter } from "../checkout/checkout.rest";
 import { discountsRouter } from "../discounts/discounts.rest";
@@ -28,73 +29,38 @@ import { extensionsRouter } from "../extensions/extensions.rest";
 import { extensionSessionsRouter } from "../extensions/sessions.rest";
 import { oauthRouter } from "../oauth/oauth.rest";
 
+export type { RouteInfo };
 export const API_PREFIX = "/api/v1";
 
 export function apiRouters(): Router[] {
   return [platformRouter(), membersRouter(), eventsRouter(), webhooksRouter(), customersRouter(), cartsRouter(), discountsRouter(), shippingTaxRouter(), checkoutRouter(), orderReportsRouter(), fulfillmentsRouter(), ordersRouter(), orderOpsRouter(), paymentsRouter(), subscriptionsRouter(), processorProxyRouter(), quotesRouter(), mailRouter(), walletRouter(), importsRouter(), applicationScriptsRouter(), billingRouter(), partnersRouter(), extensionsRouter(), extensionSessionsRouter(), oauthRouter()];
 }
 
-export interface RouteInfo {
-  method: "get" | "post" | "put" | "patch" | "delete";
-  /** Express form, relative to /api/v1: `/carts/:id` */
-  path: string;
-}
-
-/** Every route the routers register, in registration order. */
+/** Every route the routers register, in registration order (from the tables apiRouter() keeps). */
 export function restRoutes(routers: Router[] = apiRouters()): RouteInfo[] {
-  const out: RouteInfo[] = [];
-  for (const router of routers) {
-    for (const layer of (router as any).stack as any[]) {
-      if (!layer.route) continue;
-      for (const m of Object.keys(layer.route.methods)) {
-        if (m === "_all") continue;
-        out.push({ method: m as RouteInfo["method"], path: String(layer.route.path) });
-      }
-    }
-  }
-  return out;
+  return routers.flatMap((router) => routeTable(router).routes);
 }
 
 /**
- * The /api/v1 routers behind one dispatch on the path's first segment. Express walks a router's layers in order,
- * matching each route's pattern, and `api.use(router)` for every router would walk about 220 routes of 26 routers
- * before reaching a late one (complete's was the 57th), and Express yields with setImmediate after 100 layers in a
- * row: 10-50 µs of routing per request, against 2-10 µs here (bench/rest-routing.ts, bench/RESULTS.md ninth step).
- * Here each first segment (`carts`, `checkout-sessions`, ...) gets a router holding only the routers that have a
- * route starting with it, in mount order, so a request walks only those. A router whose route starts with a
- * parameter or a pattern, or that has router-level middleware, is in every group, at its place in the order; a
- * segment no route starts with gets only those. Express matches paths case-insensitively by default, so the lookup
- * lower-cases the segment. Which route answers a request is unchanged: the same routers, in the same relative order.
+ * Mounts the /api/v1 routers on `api` so that a request is matched only against the routers that have a route under
+ * its first path segment: every route starts with a literal segment (`carts`, `checkout-sessions`, ...), and each
+ * segment gets one route, `/{segment}` and everything under it, whose handler is a router holding the routers with a
+ * route (or path-scoped middleware) under that segment, in mount order. Express then tests about 40 segment patterns
+ * instead of about 220 routes before reaching a late router (bench/rest-routing.ts). A route handler, unlike `use`,
+ * leaves `req.url` whole, so the routers keep their full paths. Which route answers a request is the same as with the
+ * routers mounted one after another; a request under no segment falls through to what follows (the 404).
  */
-export function firstSegmentDispatch(routers: Router[]): RequestHandler {
-  const everywhere = new Set<Router>();
-  const segmentsOf = new Map<Router, Set<string>>();
-  for (const router of routers) {
-    const segments = new Set<string>();
-    for (const layer of (router as any).stack as any[]) {
-      const path = layer.route ? layer.route.path : null;
-      const first = typeof path === "string" ? path.split("/")[1] : null;
-      if (first === null || first === undefined || first === "" || !/^[a-z0-9._-]+$/.test(first)) everywhere.add(router);
-      else segments.add(first);
-    }
-    segmentsOf.set(router, segments);
+export function mountApiRouters(api: Router, routers: Router[] = apiRouters()) {
+  const segmentsOf = routers.map((router) => {
+    const table = routeTable(router);
+    if (table.middleware.includes(null)) throw new Error("an /api/v1 router's middleware needs a path (r.use(\"/me\", ...)): app.ts holds what every request passes");
+    const segments = new Set([...table.routes.map((r) => r.path.split("/")[1]), ...(table.middleware as string[])]);
+    for (const s of segments) if (!/^[a-z0-9._-]+$/.test(s)) throw new Error(`an /api/v1 route starts with "${s}": the first path segment must be literal`);
+    return segments;
+  });
+  for (const segment of new Set(segmentsOf.flatMap((s) => [...s]))) {
+    const group = express.Router();
+    routers.forEach((router, i) => segmentsOf[i].has(segment) && group.use(router));
+    api.all(`/${segment}{/*rest}`, group);
   }
-  const group = (rs: Router[]) => {
-    const g = express.Router();
-    for (const r of rs) g.use(r);
-    return g;
-  };
-  const bySegment = new Map<string, Router>();
-  for (const segment of new Set([...segmentsOf.values()].flatMap((s) => [...s]))) {
-    bySegment.set(segment, group(routers.filter((r) => everywhere.has(r) || segmentsOf.get(r)!.has(segment))));
-  }
-  const rest = group(routers.filter((r) => everywhere.has(r)));
-  return (req, res, next) => {
-    // req.url is relative to the mount point (/api/v1) here; the segment ends at the next "/", "?" or "#"
-    const url = req.url;
-    let end = 1;
-    while (end < url.length && url[end] !== "/" && url[end] !== "?" && url[end] !== "#") end++;
-    const segment = url.slice(1, end).toLowerCase();
-    (bySegment.get(segment) ?? rest)(req, res, next);
-  };
 }

@@ -175,8 +175,3 @@ export function statusOf(code: string): number | undefined {
 export function errorCatalogue(): { code: ErrorCode; status: number; meaning: string }[] {
   return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).map((code) => ({ code, ...ERROR_CATALOGUE[code] }));
 }
-
-/** The catalogued codes answering with `status`. */
-export function codesWithStatus(status: number): ErrorCode[] {
-  return errorCatalogue().filter((e) => e.status === status).map((e) => e.code);
-}

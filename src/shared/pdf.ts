@@ -32,8 +32,6 @@ const INK = "#111827";
 const MUTED = "#6b7280";
 const RULE = "#e5e7eb";
 const HEAD_FILL = "#f3f4f6";
-/** Deselected / struck lines: still legible (about 4.6:1 on white). */
-export const PDF_MUTED = MUTED;
 
 /** The application's brand colour when it is a #rrggbb, else a neutral ink. */
 export function brandColorOf(settings: unknown): string {

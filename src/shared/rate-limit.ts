@@ -15,13 +15,9 @@ import { sha256Hex } from "./crypto";
 import { DomainError } from "./errors";
 
 export const LIMITS = {
-  // The buckets every request of their kind spends are spent in batches (see Batch below): every keyed request, and
-  // every keyless checkout request per address (at its default of 300 a minute a batch is 3 points; a store with a
-  // high limit, as behind a shared NAT or in the checkout bench, is asked about once in 50 requests). A checkout
-  // session's own bucket (120 a minute by default) is never batched.
-  credential: { setting: "RATE_LIMIT_PER_CREDENTIAL", what: "requests per credential", batched: true },
+  credential: { setting: "RATE_LIMIT_PER_CREDENTIAL", what: "requests per credential" },
   authFailureIp: { setting: "RATE_LIMIT_AUTH_FAILURES_PER_IP", what: "failed authentications per IP address" },
-  checkoutIp: { setting: "RATE_LIMIT_CHECKOUT_PER_IP", what: "keyless checkout requests per IP address", batched: true },
+  checkoutIp: { setting: "RATE_LIMIT_CHECKOUT_PER_IP", what: "keyless checkout requests per IP address" },
   checkoutSession: { setting: "RATE_LIMIT_CHECKOUT_PER_SESSION", what: "requests per checkout session" },
   declineSession: { setting: "RATE_LIMIT_DECLINES_PER_SESSION", what: "declined payments per checkout session" },
   declineIp: { setting: "RATE_LIMIT_DECLINES_PER_IP", what: "declined payments per IP address" },
@@ -36,25 +32,6 @@ export const LIMITS = {
   oauthClientFailures: { setting: "RATE_LIMIT_OAUTH_FAILURES_PER_CLIENT", what: "failed token requests per OAuth client" },
 } as const;
 export type LimitName = keyof typeof LIMITS;
-
-/**
- * A batched bucket admits requests from this process's own count while the store's last answer leaves plenty of
- * room (more than a tenth of the limit beyond what is pending here), and sends the points to the store at most
- * every batch (1% of the limit, at most BATCH_MAX requests) or BATCH_FLUSH_MS later. Near the limit, and
- * whenever the window the last answer described may have ended, every request asks the store, so a shared limit
- * still holds across processes: the counts are exact and admission can run ahead by at most one batch (1% of the
- * limit) per other process. Limits under 200 points are never batched. This takes the store's round trip off
- * nearly every request (bench/RESULTS.md: the limiter's cost on whoami).
- */
-const BATCH_MAX = 50;
-const BATCH_FLUSH_MS = 500;
-interface Batch {
-  pending: number;
-  /** the store's last answer and when its window ends */
-  known: { consumed: number; resetAt: number } | null;
-  timer: NodeJS.Timeout | null;
-  flushing: Promise<void> | null;
-}
 
 export interface LimitSpec {
   points: number;
@@ -88,7 +65,6 @@ export class RateLimits {
   /** keys refused recently in this process, so a blocked IP is turned away before any work (see blocked()) */
   private readonly blockedUntil = new Map<string, number>();
   private readonly redis?: Redis;
-  private readonly batches = new Map<string, Batch>();
 
   constructor(
     readonly specs: Record<LimitName, LimitSpec | null>,
@@ -98,7 +74,9 @@ export class RateLimits {
     for (const name of Object.keys(LIMITS) as LimitName[]) {
       const spec = specs[name];
       if (!spec) continue;
-      const common = { keyPrefix: name, points: spec.points, duration: Math.ceil(spec.durationMs / 1000) };
+      // inMemoryBlockOnConsumed: once a key has spent its last point, this process refuses it without asking the
+      // store until the window ends (the library's own in-memory block)
+      const common = { keyPrefix: name, points: spec.points, duration: Math.ceil(spec.durationMs / 1000), inMemoryBlockOnConsumed: spec.points };
       const limiter =
         store.kind === "redis"
           ? new RateLimiterRedis({ ...common, keyPrefix: `${store.namespace}:${name}`, storeClient: this.redis })
@@ -121,22 +99,11 @@ export class RateLimits {
     const limiter = this.limiters.get(name);
     if (!limiter) return null;
     const k = hashKey(key);
-    if ("batched" in LIMITS[name]) {
-      const admitted = this.admitLocally(name, k, limiter, points);
-      if (admitted) return admitted;
-    }
     try {
-      const batch = this.batches.get(`${name}:${k}`);
-      const carried = batch ? takePending(batch) : 0; // points admitted here and not yet sent go with this call
-      const res = await limiter.consume(k, points + carried);
-      if (batch) batch.known = { consumed: res.consumedPoints, resetAt: Date.now() + res.msBeforeNext };
-      else if ("batched" in LIMITS[name] && this.sweepBatches()) this.batches.set(`${name}:${k}`, { pending: 0, known: { consumed: res.consumedPoints, resetAt: Date.now() + res.msBeforeNext }, timer: null, flushing: null });
-      return stateOf(limiter.points, res);
+      return stateOf(limiter.points, await limiter.consume(k, points));
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e; // the store failed: that is a 5xx, not a refusal
       this.block(`${name}:${k}`, e.msBeforeNext);
-      const batch = this.batches.get(`${name}:${k}`);
-      if (batch) batch.known = { consumed: e.consumedPoints, resetAt: Date.now() + e.msBeforeNext };
       throw rateLimited(name, stateOf(limiter.points, e));
     }
   }
@@ -148,50 +115,6 @@ export class RateLimits {
       for (const [k, until] of this.blockedUntil) if (until <= now) this.blockedUntil.delete(k);
     }
     this.blockedUntil.set(id, Date.now() + ms);
-  }
-
-  /** Forgets batches whose window ended with nothing pending; true once there is room for another. */
-  private sweepBatches() {
-    if (this.batches.size < 10_000) return true;
-    const now = Date.now();
-    for (const [id, b] of this.batches) if (b.pending === 0 && !b.flushing && (!b.known || b.known.resetAt <= now)) this.batches.delete(id);
-    return this.batches.size < 10_000;
-  }
-
-  /** A batched bucket's local admission: the state to report, or null when the store must decide. */
-  private admitLocally(name: LimitName, k: string, limiter: RateLimiterAbstract, points: number): LimitState | null {
-    const id = `${name}:${k}`;
-    const b = this.batches.get(id);
-    const now = Date.now();
-    const batchSize = Math.min(BATCH_MAX, Math.floor(limiter.points / 100));
-    if (batchSize < 2 || !b?.known || b.known.resetAt <= now || b.pending + points >= batchSize || b.flushing) return null;
-    const used = b.known.consumed + b.pending + points;
-    if (limiter.points - used <= limiter.points / 10) return null;
-    b.pending += points;
-    if (!b.timer) {
-      b.timer = setTimeout(() => void this.flush(name, k, limiter), BATCH_FLUSH_MS);
-      b.timer.unref();
-    }
-    return { limit: limiter.points, remaining: limiter.points - used, resetSeconds: Math.max(1, Math.ceil((b.known.resetAt - now) / 1000)) };
-  }
-
-  /** Sends a batch's pending points to the store (the timer's job; a synchronous consume also carries them). */
-  private flush(name: LimitName, k: string, limiter: RateLimiterAbstract) {
-    const b = this.batches.get(`${name}:${k}`);
-    if (!b || b.flushing) return b?.flushing ?? Promise.resolve();
-    const points = takePending(b);
-    if (points === 0) return Promise.resolve();
-    b.flushing = limiter
-      .consume(k, points)
-      .then(
-        (res) => void (b.known = { consumed: res.consumedPoints, resetAt: Date.now() + res.msBeforeNext }),
-        (e) => {
-          if (e instanceof RateLimiterRes) b.known = { consumed: e.consumedPoints, resetAt: Date.now() + e.msBeforeNext };
-          else console.error("[rate-limit] flushing a batch failed", e); // the store is away: those points are lost, not the requests
-        },
-      )
-      .finally(() => void (b.flushing = null));
-    return b.flushing;
   }
 
   /**
@@ -228,25 +151,10 @@ export class RateLimits {
     throw rateLimited(name, { limit: limiter.points, remaining: 0, resetSeconds: Math.ceil(ms / 1000) });
   }
 
-  /** Sends what batches hold, then lets go of the store. */
+  /** Lets go of the store. */
   async close() {
-    await Promise.all(
-      [...this.batches.keys()].map((id) => {
-        const [name, k] = id.split(":") as [LimitName, string];
-        return this.flush(name, k, this.limiters.get(name)!);
-      }),
-    );
-    for (const b of this.batches.values()) if (b.timer) clearTimeout(b.timer);
     this.redis?.disconnect();
   }
-}
-
-function takePending(b: Batch) {
-  const n = b.pending;
-  b.pending = 0;
-  if (b.timer) clearTimeout(b.timer);
-  b.timer = null;
-  return n;
 }
 
 // Keys repeat (a credential makes many requests) and each request checks and consumes: remember recent hashes.

@@ -63,8 +63,6 @@ export const ALL_SCOPES = [
   "admin:write",
 ] as const;
 
-export type Scope = (typeof ALL_SCOPES)[number];
-
 const REGISTRY = new Set<string>(ALL_SCOPES);
 /** Publishable keys hold only the two browser-safe compute scopes. */
 export const PUBLISHABLE_SCOPES = new Set(["shipping_quotes:write", "tax_calculations:write"]);

@@ -1,19 +1,11 @@
-import { Router } from "express";
 import { ctxOf, ok, okPage } from "../rest/http";
 import { renewSubscriptionNow } from "./renewals.service";
-import {
-  changeSubscriptionPlan,
-  changeSubscriptionQuantity,
-  clearPendingChange,
-  getSubscription,
-  listSubscriptions,
-  resumeSubscription,
-  trialEligibility,
-  updateSubscription,
-} from "./subscriptions.service";
+import { changeSubscriptionPlan, changeSubscriptionQuantity, clearPendingChange, resumeSubscription, updateSubscription } from "./subscription-changes.service";
+import { getSubscription, listSubscriptions, trialEligibility } from "./subscriptions.service";
+import { apiRouter } from "../rest/api-router";
 
 export function subscriptionsRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.get("/subscriptions", async (req, res) => okPage(res, await listSubscriptions(ctxOf(req), req.query), (s) => s));
   r.get("/subscriptions/:id", async (req, res) => ok(res, await getSubscription(ctxOf(req), req.params.id)));
   r.patch("/subscriptions/:id", async (req, res) => ok(res, await updateSubscription(ctxOf(req), req.params.id, req.body)));

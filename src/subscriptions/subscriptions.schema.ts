@@ -6,19 +6,8 @@ import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import { renewSubscriptionNow } from "./renewals.service";
 import type { SubscriptionStatus } from "./subscription.machine";
-import {
-  changeSubscriptionPlan,
-  changeSubscriptionQuantity,
-  clearPendingChange,
-  getSubscription,
-  type Interval,
-  listSubscriptions,
-  resumeSubscription,
-  subscribeSubscriptionUpdates,
-  type SubscriptionView,
-  trialEligibility,
-  updateSubscription,
-} from "./subscriptions.service";
+import { changeSubscriptionPlan, changeSubscriptionQuantity, clearPendingChange, resumeSubscription, updateSubscription } from "./subscription-changes.service";
+import { getSubscription, type Interval, listSubscriptions, subscribeSubscriptionUpdates, type SubscriptionView, trialEligibility } from "./subscriptions.service";
 
 type Proration = { creditCents: number; chargedCents: number; fullAmount: number };
 type SubV = SubscriptionView & { proration?: Proration; charged?: boolean; cancelled?: boolean };

@@ -1,6 +1,6 @@
 // /api/v1 wallet routes: the merchant mints client tokens and manages a customer's saved methods; the buyer's
 // browser, holding a PM token (X-Service-PM-Token), manages its own cards under /me/*. Thin: parse, call, respond.
-import { type NextFunction, type Request, type Response, Router } from "express";
+import { type NextFunction, type Request, type Response } from "express";
 import { ctxOf, ok } from "../rest/http";
 import type { Deps } from "../shared/context";
 import { makeCtx } from "../shared/context";
@@ -18,6 +18,7 @@ import {
   setCustomerCardActive,
   setMyDefault,
 } from "./saved-cards.service";
+import { apiRouter } from "../rest/api-router";
 
 const ME = /^\/me\/(payment-methods|subscriptions)(\/|$)/;
 
@@ -56,7 +57,7 @@ async function narrowCors(req: Request, res: Response, next: NextFunction) {
 }
 
 export function walletRouter() {
-  const r = Router();
+  const r = apiRouter();
   r.use("/me", narrowCors);
   // merchant
   r.post("/payment-methods/client-token", async (req, res) => ok(res, await mintClientToken(ctxOf(req), req.body), 201));

@@ -1,4 +1,3 @@
-import { Router } from "express";
 import { ctxOf, ok, send } from "../rest/http";
 import {
   createEndpoint,
@@ -14,9 +13,10 @@ import {
   testEndpoint,
   updateEndpoint,
 } from "./endpoints.service";
+import { apiRouter } from "../rest/api-router";
 
 export function webhooksRouter() {
-  const r = Router();
+  const r = apiRouter();
   const now = (req: any) => ctxOf(req).clock.now();
   r.post("/webhook-endpoints", async (req, res) => ok(res, await createEndpoint(ctxOf(req), req.body), 201));
   r.get("/webhook-endpoints", async (req, res) => ok(res, (await listEndpoints(ctxOf(req))).map((e) => endpointView(e, now(req)))));

@@ -88,7 +88,7 @@ export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | n
     url = created.url;
     dropDb = created.drop;
   }
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", SECRET_KEY: TEST_SECRET_KEY, GRAPHQL_PREPARED: process.env.GRAPHQL_PREPARED ?? "verify", ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", SECRET_KEY: TEST_SECRET_KEY, ...opts.env, DATABASE_URL: url ?? "", REDIS_URL: opts.redisUrl ?? "" });
   const db = await openDb({ url, pgliteDir: "memory://", poolMax: 20, preparedStatements: config.DATABASE_PREPARED_STATEMENTS, pgliteTemplate: process.env.Q2C_PGLITE_TEMPLATE, pgliteOptions: url ? undefined : pgliteOptions() });
   const clock = opts.clock === "fixed" ? new FixedClock() : (opts.clock ?? systemClock);
   const hub = new EventHub({ redisUrl: opts.redisUrl });

@@ -1,13 +1,14 @@
-// firstSegmentDispatch (src/rest/routes.ts): the /api/v1 routers behind a dispatch on the first path segment must
-// answer every request exactly as mounting them one after another does. Synthetic routers, no database.
+// mountApiRouters (src/rest/routes.ts): the /api/v1 routers mounted by first path segment must answer every request
+// exactly as mounting them one after another does. Synthetic routers, no database.
 import express, { type Router } from "express";
 import type { AddressInfo } from "node:net";
-import { apiRouters, firstSegmentDispatch, restRoutes } from "../src/rest/routes";
+import { apiRouter } from "../src/rest/api-router";
+import { apiRouters, mountApiRouters, restRoutes } from "../src/rest/routes";
 
 /** A router whose every route answers with its own name, so a response says which route took the request. */
-function named(name: string, routes: [method: "get" | "post", path: string][], middleware?: express.RequestHandler): Router {
-  const r = express.Router();
-  if (middleware) r.use(middleware);
+function named(name: string, routes: [method: "get" | "post", path: string][], middleware?: [path: string, express.RequestHandler]): Router {
+  const r = apiRouter();
+  if (middleware) r.use(...middleware);
   for (const [method, path] of routes) r[method](path, (_req, res) => void res.json({ by: `${name} ${method.toUpperCase()} ${path}`, seen: res.locals.seen ?? [] }));
   return r;
 }
@@ -15,15 +16,16 @@ function named(name: string, routes: [method: "get" | "post", path: string][], m
 function routersUnderTest(): Router[] {
   return [
     named("A", [["get", "/carts/special"], ["get", "/orders/:id"]]),
-    // a route starting with a parameter: in every group, at its place
-    named("B", [["get", "/:kind/count"]]),
-    named("C", [["get", "/carts/:id"], ["post", "/carts/:id/items"]]),
-    // router-level middleware: runs for every request that passes this router, whatever its segment
-    named("D", [["get", "/me/things"]], (_req, res, next) => {
-      res.locals.seen = [...(res.locals.seen ?? []), "D"];
-      next();
-    }),
-    named("E", [["get", "/carts/:id"], ["get", "/orders/special"]]),
+    named("C", [["get", "/carts/:id"], ["post", "/carts/:id/items"], ["get", "/carts/:id/count"]]),
+    // path-scoped middleware: runs for the requests under its path that reach this router
+    named("D", [["get", "/me/things"]], [
+      "/me",
+      (_req, res, next) => {
+        res.locals.seen = [...(res.locals.seen ?? []), "D"];
+        next();
+      },
+    ]),
+    named("E", [["get", "/carts/:id"], ["get", "/orders/special"], ["get", "/me/other"]]),
   ];
 }
 
@@ -40,15 +42,16 @@ async function serve(mount: (api: express.Router) => void) {
 
 const requests: [method: string, path: string][] = [
   ["GET", "/carts/special"], // A, before C and E
-  ["GET", "/carts/42"], // B does not match (no /count), C before E
-  ["GET", "/carts/count"], // B: the parameter route, before C's /carts/:id
+  ["GET", "/carts/42"], // C before E
+  ["GET", "/carts/42/count"],
   ["POST", "/carts/42/items"],
   ["GET", "/orders/special"], // A's /orders/:id, before E
   ["GET", "/CARTS/42"], // Express matches case-insensitively
   ["GET", "/carts/42/"], // a trailing slash, not strict
   ["GET", "/me/things"], // D, its middleware ran
-  ["GET", "/nowhere/count"], // B, from a segment no literal route starts with
-  ["GET", "/nowhere"], // nothing: D's middleware still ran (it is in every group), then 404
+  ["GET", "/me/other"], // E, after D's middleware ran
+  ["GET", "/me"], // nothing: D's middleware ran, then 404
+  ["GET", "/nowhere"], // nothing, no middleware
   ["GET", "/"],
   ["POST", "/carts/42"], // a method no route has: 404 from the end of the chain
   ["GET", "/orders"],
@@ -56,11 +59,11 @@ const requests: [method: string, path: string][] = [
   ["GET", "/carts/42?x=/y"],
 ];
 
-test("the dispatch answers every request as the routers mounted in order do", async () => {
+test("mounted by segment, the routers answer every request as the routers mounted in order do", async () => {
   const linear = await serve((api) => {
     for (const r of routersUnderTest()) api.use(r);
   });
-  const dispatched = await serve((api) => void api.use(firstSegmentDispatch(routersUnderTest())));
+  const dispatched = await serve((api) => mountApiRouters(api, routersUnderTest()));
   try {
     const answers: unknown[] = [];
     for (const [method, path] of requests) {
@@ -74,13 +77,14 @@ test("the dispatch answers every request as the routers mounted in order do", as
     expect(answers).toEqual([
       ["/carts/special", "A GET /carts/special"],
       ["/carts/42", "C GET /carts/:id"],
-      ["/carts/count", "B GET /:kind/count"],
+      ["/carts/42/count", "C GET /carts/:id/count"],
       ["/carts/42/items", "C POST /carts/:id/items"],
       ["/orders/special", "A GET /orders/:id"],
       ["/CARTS/42", "C GET /carts/:id"],
       ["/carts/42/", "C GET /carts/:id"],
       ["/me/things", "D GET /me/things"],
-      ["/nowhere/count", "B GET /:kind/count"],
+      ["/me/other", "E GET /me/other"],
+      ["/me", "not found"],
       ["/nowhere", "not found"],
       ["/", "not found"],
       ["/carts/42", "not found"],
@@ -94,11 +98,31 @@ test("the dispatch answers every request as the routers mounted in order do", as
   }
 });
 
-test("every /api/v1 route starts with a literal segment, so the dispatch narrows each request to a few routers", () => {
+test("the answers carry what the middleware saw", async () => {
+  const dispatched = await serve((api) => mountApiRouters(api, routersUnderTest()));
+  try {
+    expect(await (await fetch(`${dispatched.base}/me/other`)).json()).toEqual({ by: "E GET /me/other", seen: ["D"] });
+    expect(await (await fetch(`${dispatched.base}/me`)).json()).toEqual({ by: "not found", seen: ["D"] });
+    expect(await (await fetch(`${dispatched.base}/carts/42`)).json()).toEqual({ by: "C GET /carts/:id", seen: [] });
+  } finally {
+    await dispatched.close();
+  }
+});
+
+test("a route starting with a parameter, middleware without a path, or a router not built with apiRouter() is refused at mount", () => {
+  const param = apiRouter();
+  param.get("/:kind/count", (_req, res) => void res.end());
+  expect(() => mountApiRouters(express.Router(), [param])).toThrow(/must be literal/);
+  const pathless = apiRouter();
+  pathless.use((_req, _res, next) => next());
+  expect(() => mountApiRouters(express.Router(), [pathless])).toThrow(/needs a path/);
+  expect(() => mountApiRouters(express.Router(), [express.Router()])).toThrow(/apiRouter\(\)/);
+});
+
+test("every /api/v1 route starts with a literal segment, and the real routers mount", () => {
   const routes = restRoutes();
   expect(routes.length).toBeGreaterThan(150);
   const firsts = new Set(routes.map((r) => r.path.split("/")[1]));
   for (const f of firsts) expect(f).toMatch(/^[a-z0-9._-]+$/);
-  // and the real routers build into a handler
-  expect(typeof firstSegmentDispatch(apiRouters())).toBe("function");
+  expect(() => mountApiRouters(express.Router(), apiRouters())).not.toThrow();
 });
