@@ -111,10 +111,11 @@ async function contentOf(ctx: Ctx, input: { src?: string; inline?: string; sha25
 
 /** Serialises writes of one application environment's scripts (the count limit holds under concurrent creates). */
 async function lockTenant(ctx: Ctx, t: Tenant) {
-  await ctx.db.$executeRaw`
-    INSERT INTO "ApplicationScriptKillSwitch" ("applicationId", "environmentId", "enabled")
-    VALUES (${t.applicationId}::uuid, ${t.environmentId}::uuid, false)
-    ON CONFLICT ("applicationId", "environmentId") DO UPDATE SET "enabled" = "ApplicationScriptKillSwitch"."enabled"`;
+  await ctx.sql
+    .insertInto("ApplicationScriptKillSwitch")
+    .values({ applicationId: t.applicationId, environmentId: t.environmentId, enabled: false })
+    .onConflict((oc) => oc.columns(["applicationId", "environmentId"]).doUpdateSet((eb) => ({ enabled: eb.ref("ApplicationScriptKillSwitch.enabled") })))
+    .execute();
 }
 
 async function findScript(ctx: Ctx, t: Tenant, id: string) {

@@ -91,7 +91,7 @@ export async function workspaceEventTenant(ctx: Ctx, workspaceId: string): Promi
 
 /** Serializes billing changes of one workspace (subscribe, card changes, the sweep). */
 export async function lockWorkspace(tx: Ctx, workspaceId: string) {
-  await tx.db.$queryRaw`SELECT id FROM "Workspace" WHERE id = ${workspaceId}::uuid FOR UPDATE`;
+  await tx.sql.selectFrom("Workspace").select("id").where("id", "=", workspaceId).forUpdate().execute();
 }
 
 // ---- payment methods -----------------------------------------------------------------------------------

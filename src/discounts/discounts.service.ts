@@ -1,5 +1,6 @@
 // Promotion codes: the merchant's discounts (create, list, read, change), applying one to a cart and removing it,
 // and the redemption counted when a checkout creates the order (race-safe: one conditional UPDATE).
+import { sql } from "kysely";
 import { z } from "zod";
 import { type CheckoutSession, Prisma, type Discount } from "../generated/prisma/client";
 import { cartErrors } from "../carts/carts.errors";
@@ -300,12 +301,29 @@ async function discountRemovedEvents(tx: Ctx, eventTenant: EventTenant, cartId: 
  * no longer reaches comes off (cart.discount_removed, reason below_minimum). One statement; nothing when no code.
  */
 export async function dropDiscountBelowMinimum(tx: Ctx, cartId: string) {
-  const [row] = await tx.db.$queryRaw<{ previous: unknown }[]>`
-    WITH c AS (SELECT id, "appliedDiscount" AS previous FROM "Cart" WHERE id = ${cartId}::uuid AND "appliedDiscount" IS NOT NULL
-                 AND jsonb_typeof("appliedDiscount"->'minSubtotal') = 'number'
-                 AND ("appliedDiscount"->>'minSubtotal')::bigint >
-                     (SELECT COALESCE(SUM("unitPrice"::bigint * quantity), 0) FROM "CartLineItem" WHERE "cartId" = ${cartId}::uuid))
-    UPDATE "Cart" SET "appliedDiscount" = NULL FROM c WHERE "Cart".id = c.id RETURNING c.previous`;
+  const discount = sql.ref("appliedDiscount");
+  const row = await tx.sql
+    .with("c", (db) =>
+      db
+        .selectFrom("Cart")
+        .select(["id", "appliedDiscount as previous"])
+        .where("id", "=", cartId)
+        .where("appliedDiscount", "is not", null)
+        .where(sql`jsonb_typeof(${discount}->'minSubtotal')`, "=", "number")
+        .where((eb) =>
+          eb(
+            sql`(${discount}->>'minSubtotal')::bigint`,
+            ">",
+            eb.selectFrom("CartLineItem").select(sql<number>`COALESCE(SUM(${sql.ref("unitPrice")}::bigint * ${sql.ref("quantity")}), 0)`.as("subtotal")).where("cartId", "=", cartId),
+          ),
+        ),
+    )
+    .updateTable("Cart")
+    .set({ appliedDiscount: null })
+    .from("c")
+    .whereRef("Cart.id", "=", "c.id")
+    .returning("c.previous")
+    .executeTakeFirst();
   const previous = row && snapshotOf(row.previous);
   if (previous) await discountRemovedEvents(tx, principalEventTenant(tx), cartId, previous, "below_minimum");
 }
@@ -325,21 +343,46 @@ export async function redeemCartDiscount(tx: Ctx, a: { orderId: string; cart: Ca
   const now = tx.clock.now();
   const amount = discountAmountOn(applied, codeDiscountBase(a.cart.lineItems));
   const orderSnapshot = { discountId: applied.discountId, code: applied.code, type: applied.type, value: applied.value, amount };
-  const rows = await tx.db.$queryRaw<{ id: string }[]>`
-    WITH d AS (
-      UPDATE "Discount" SET "redemptionCount" = "redemptionCount" + 1, "updatedAt" = ${now}
-      WHERE id = ${applied.discountId}::uuid AND "applicationId" = ${a.cart.applicationId}::uuid AND "environmentId" = ${a.cart.environmentId}::uuid
-        AND active AND ("startsAt" IS NULL OR "startsAt" <= ${now}) AND ("endsAt" IS NULL OR "endsAt" > ${now})
-        AND ("maxRedemptions" IS NULL OR "redemptionCount" < "maxRedemptions")
-      RETURNING id
-    ), r AS (
-      INSERT INTO "DiscountRedemption" (id, "discountId", "orderId", amount, "createdAt")
-      SELECT gen_random_uuid(), d.id, ${a.orderId}::uuid, ${amount}::int, ${now} FROM d
-    ), o AS (
-      UPDATE "Order" SET "discountCode" = ${applied.code}, "discountSnapshot" = ${JSON.stringify(orderSnapshot)}::jsonb
-      WHERE id = ${a.orderId}::uuid AND EXISTS (SELECT 1 FROM d)
+  const rows = await tx.sql
+    .with("d", (db) =>
+      db
+        .updateTable("Discount")
+        .set((eb) => ({ redemptionCount: eb("redemptionCount", "+", 1), updatedAt: now }))
+        .where("id", "=", applied.discountId)
+        .where("applicationId", "=", a.cart.applicationId)
+        .where("environmentId", "=", a.cart.environmentId)
+        .where("active", "=", true)
+        .where((eb) => eb.or([eb("startsAt", "is", null), eb("startsAt", "<=", now)]))
+        .where((eb) => eb.or([eb("endsAt", "is", null), eb("endsAt", ">", now)]))
+        .where((eb) => eb.or([eb("maxRedemptions", "is", null), eb("redemptionCount", "<", eb.ref("maxRedemptions"))]))
+        .returning("id"),
     )
-    SELECT id FROM d`;
+    .with("r", (db) =>
+      db
+        .insertInto("DiscountRedemption")
+        .columns(["id", "discountId", "orderId", "amount", "createdAt"])
+        .expression((eb) =>
+          eb
+            .selectFrom("d")
+            .select([
+              sql<string>`gen_random_uuid()`.as("id"),
+              "d.id as discountId",
+              eb.cast<string>(eb.val(a.orderId), "uuid").as("orderId"),
+              eb.cast<number>(eb.val(amount), "integer").as("amount"),
+              eb.cast<Date>(eb.val(now), "timestamp").as("createdAt"),
+            ]),
+        ),
+    )
+    .with("o", (db) =>
+      db
+        .updateTable("Order")
+        .set({ discountCode: applied.code, discountSnapshot: JSON.stringify(orderSnapshot) })
+        .where("id", "=", a.orderId)
+        .where((eb) => eb.exists(eb.selectFrom("d").select("d.id"))),
+    )
+    .selectFrom("d")
+    .select("id")
+    .execute();
   if (rows.length) return;
   const d = await tx.db.discount.findUnique({ where: { id: applied.discountId } });
   const reason = invalidReason(d, { currency: a.cart.currency, subtotal: Number.MAX_SAFE_INTEGER }, now) ?? "over_limit";

@@ -10,6 +10,7 @@
 import type { Prisma } from "../generated/prisma/client";
 import { queueEmail } from "../mail/mail.service";
 import { type Ctx, type Deps, makeCtx, withTx } from "../shared/context";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { sendToEndpoint } from "../webhooks/endpoints.service";
 import { installTenant } from "./installations.service";
 
@@ -102,7 +103,7 @@ async function maybeSuspend(deps: Deps, tx: Tx, endpointId: string, installation
   // its own dead letters plus those already committed, and three finishing together could each see fewer than N
   // (the install never suspended). Locking the endpoint row serializes them; the count below, a new statement
   // under READ COMMITTED, then sees every dead letter committed before the lock was granted.
-  await tx.$executeRaw`SELECT 1 FROM "WebhookEndpoint" WHERE id = ${endpointId}::uuid FOR UPDATE`;
+  await sqlInPrisma(tx).selectFrom("WebhookEndpoint").select("id").where("id", "=", endpointId).forUpdate().execute();
   const lastOk = await tx.webhookDelivery.findFirst({ where: { endpointId, status: "succeeded" }, orderBy: { succeededAt: "desc" }, select: { succeededAt: true } });
   const lastSuspension = await tx.webhookAlert.findFirst({ where: { endpointId, kind: SUSPENDED_ALERT }, orderBy: { createdAt: "desc" }, select: { createdAt: true } });
   const since = [lastOk?.succeededAt, lastSuspension?.createdAt].filter((d): d is Date => Boolean(d)).sort((a, b) => b.getTime() - a.getTime())[0];

@@ -113,7 +113,9 @@ export async function installExtension(ctx: Ctx, extensionId: string, body: unkn
   return withTx(ctx, async (tx) => {
     const now = tx.clock.now();
     // Serialises two installs of the same extension into the same environment (the unique key holds either way).
-    await tx.db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`install:${ext.id}:${t.applicationId}:${t.environmentId}`}))`;
+    const lockKey = `install:${ext.id}:${t.applicationId}:${t.environmentId}`;
+    // read back as text: Prisma's raw path (this runs in its transaction) cannot decode a `void` column
+    await tx.sql.selectNoFrom((eb) => eb.cast<string>(eb.fn("pg_advisory_xact_lock", [eb.fn("hashtext", [eb.val(lockKey)])]), "text").as("locked")).execute();
     const existing = await tx.db.installation.findUnique({ where: { extensionId_applicationId_environmentId: { extensionId: ext.id, applicationId: t.applicationId, environmentId: t.environmentId } } });
     const common = { versionId: version.id, status: "active", config: config as Prisma.InputJsonValue, installedBy: d.member.id, installedAt: now, suspendedAt: null, suspendedReason: null, uninstalledAt: null, uninstallReason: null };
     let inst = existing
@@ -228,7 +230,7 @@ export async function toggleSuspend(ctx: Ctx, extensionId: string) {
     if (!inst || inst.status === "uninstalled") throw errors.notFound("Installation");
     const to = inst.status === "active" ? "suspended" : "active";
     // endpoint row first, as the delivery worker locks it before the install (install-health.service.ts): one order, no deadlock
-    if (inst.webhookEndpointId) await tx.db.$executeRaw`SELECT 1 FROM "WebhookEndpoint" WHERE id = ${inst.webhookEndpointId}::uuid FOR UPDATE`;
+    if (inst.webhookEndpointId) await tx.sql.selectFrom("WebhookEndpoint").select("id").where("id", "=", inst.webhookEndpointId).forUpdate().execute();
     const res = await tx.db.installation.updateMany({
       where: { id: inst.id, status: inst.status },
       data: to === "suspended" ? { status: to, suspendedAt: tx.clock.now(), suspendedReason: "merchant" } : { status: to, suspendedAt: null, suspendedReason: null },

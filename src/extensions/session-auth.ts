@@ -9,7 +9,7 @@ import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { verifySessionToken } from "./session-keys";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../platform/workspace-billing";
+import { billingColumns, billingOfRow } from "../platform/workspace-billing";
 import { extensionScopes, manifestOf, originOf, roleOf, SESSION_TOKEN_USE } from "./session-claims";
 
 
@@ -28,39 +28,6 @@ const claimsSchema = z.object({
   scopes: z.array(z.string()),
 });
 
-interface Row extends BillingRow {
-  status: string;
-  extensionId: string;
-  workspaceId: string;
-  applicationId: string;
-  environmentId: string;
-  versionId: string | null;
-  extName: string;
-  extScopes: string[];
-  extIframeUrl: string | null;
-  version: string | null;
-  manifest: unknown;
-  wsName: string;
-  wsSlug: string;
-  appName: string;
-  appSlug: string;
-  appCurrency: string;
-  envSlug: string;
-  envKind: string;
-  envProvider: string;
-  envStatus: string;
-  sRevokedAt: Date | null;
-  sExpiresAt: Date | null;
-  memberId: string;
-  mWorkspaceId: string;
-  workspaceRole: string | null;
-  applicationRoles: unknown;
-  environmentGrants: unknown;
-  removedAt: Date | null;
-  userId: string;
-  email: string;
-}
-
 const refused = () => errors.unauthorized("Invalid or expired extension session token");
 
 export async function authenticateExtensionSession(ctx: Ctx, token: string): Promise<Principal> {
@@ -75,27 +42,28 @@ export async function authenticateExtensionSession(ctx: Ctx, token: string): Pro
   const c = parsed.data;
   if (c.aud !== c.extensionId) throw refused();
   // One round trip for every row the token leans on (an extension calls on each bridge request).
-  const [row] = await ctx.db.$queryRaw<Row[]>`
-    SELECT i.status, i."extensionId", i."workspaceId", i."applicationId", i."environmentId", i."versionId",
-           x.name AS "extName", x.scopes AS "extScopes", x."iframeUrl" AS "extIframeUrl",
-           v.version, v.manifest,
-           w.name AS "wsName", w.slug AS "wsSlug", ${BILLING_COLUMNS},
-           a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
-           e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus",
-           s."revokedAt" AS "sRevokedAt", s."expiresAt" AS "sExpiresAt",
-           m.id AS "memberId", m."workspaceId" AS "mWorkspaceId", m."workspaceRole", m."applicationRoles", m."environmentGrants", m."removedAt",
-           u.id AS "userId", u.email
-    FROM "Installation" i
-    JOIN "Extension" x ON x.id = i."extensionId"
-    LEFT JOIN "ExtensionVersion" v ON v.id = i."versionId"
-    JOIN "Workspace" w ON w.id = i."workspaceId"
-    ${BILLING_JOIN}
-    JOIN "Application" a ON a.id = i."applicationId"
-    JOIN "Environment" e ON e.id = i."environmentId"
-    JOIN "DashboardSession" s ON s.id = ${c.sid}::uuid
-    JOIN "Member" m ON m.id = s."memberId"
-    JOIN "User" u ON u.id = m."userId"
-    WHERE i.id = ${c.installationId}`;
+  const row = await ctx.sql
+    .selectFrom("Installation as i")
+    .innerJoin("Extension as x", "x.id", "i.extensionId")
+    .leftJoin("ExtensionVersion as v", "v.id", "i.versionId")
+    .innerJoin("Workspace as w", "w.id", "i.workspaceId")
+    .leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")
+    .innerJoin("Application as a", "a.id", "i.applicationId")
+    .innerJoin("Environment as e", "e.id", "i.environmentId")
+    .innerJoin("DashboardSession as s", (j) => j.on("s.id", "=", c.sid))
+    .innerJoin("Member as m", "m.id", "s.memberId")
+    .innerJoin("User as u", "u.id", "m.userId")
+    .select(["i.status", "i.extensionId", "i.workspaceId", "i.applicationId", "i.environmentId", "i.versionId"])
+    .select(["x.name as extName", "x.scopes as extScopes", "x.iframeUrl as extIframeUrl", "v.version", "v.manifest"])
+    .select(["w.name as wsName", "w.slug as wsSlug"])
+    .select(billingColumns)
+    .select(["a.name as appName", "a.slug as appSlug", "a.currency as appCurrency"])
+    .select(["e.slug as envSlug", "e.kind as envKind", "e.providerEnvironment as envProvider", "e.status as envStatus"])
+    .select(["s.revokedAt as sRevokedAt", "s.expiresAt as sExpiresAt"])
+    .select(["m.id as memberId", "m.workspaceId as mWorkspaceId", "m.workspaceRole", "m.applicationRoles", "m.environmentGrants", "m.removedAt"])
+    .select(["u.id as userId", "u.email"])
+    .where("i.id", "=", c.installationId)
+    .executeTakeFirst();
   const now = ctx.clock.now();
   if (
     !row ||

@@ -1,10 +1,11 @@
 // Fulfillments: handovers of order lines, with an optional shipment. Every change runs in one transaction under
 // the order's row lock, keeps OrderLineItem.fulfilledQuantity, and recomputes the order's status and
 // deliveryState (order-lock.ts).
+import { sql } from "kysely";
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { type Fulfillment, type FulfillmentLine, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import { recordset } from "../shared/bulk-insert";
 import { requireScope, requireTenant } from "../shared/guards";
 import { recordActivity } from "../orders/activity";
 import { type Ctx, withTx } from "../shared/context";
@@ -87,17 +88,41 @@ export async function createFulfillment(ctx: Ctx, orderId: string, body: unknown
     const s = input.shipment;
     const shipped = Boolean(s?.trackingNumber);
     // the fulfillment and its lines in one statement
-    const [row] = await tx.db.$queryRaw<Fulfillment[]>`
-      WITH f AS (
-        INSERT INTO "Fulfillment" (id, "applicationId", "environmentId", "orderId", status, note, "hasShipment", carrier, "trackingNumber", "trackingUrl", "shippedAt", "createdAt", "updatedAt")
-        VALUES (gen_random_uuid(), ${o.applicationId}::uuid, ${o.environmentId}::uuid, ${o.id}::uuid, ${!s || shipped ? "completed" : "pending"}, ${input.note ?? null}, ${Boolean(s)},
-                ${s?.carrier ?? null}, ${s?.trackingNumber ?? null}, ${s?.trackingUrl ?? null}, ${shipped ? now : null}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
-        RETURNING ${columns(Prisma.FulfillmentScalarFieldEnum)}
-      ), l AS (
-        INSERT INTO "FulfillmentLine" (id, "fulfillmentId", "lineItemId", quantity)
-        SELECT gen_random_uuid(), f.id, r."lineItemId", r.quantity FROM f, jsonb_to_recordset(${JSON.stringify(input.lineItems)}::jsonb) AS r("lineItemId" uuid, quantity int)
+    const fulfillmentColumns = Object.values(Prisma.FulfillmentScalarFieldEnum);
+    const row = await tx.sql
+      .with("f", (db) =>
+        db
+          .insertInto("Fulfillment")
+          .values({
+            id: sql<string>`gen_random_uuid()`,
+            applicationId: o.applicationId,
+            environmentId: o.environmentId,
+            orderId: o.id,
+            status: !s || shipped ? "completed" : "pending",
+            note: input.note ?? null,
+            hasShipment: Boolean(s),
+            carrier: s?.carrier ?? null,
+            trackingNumber: s?.trackingNumber ?? null,
+            trackingUrl: s?.trackingUrl ?? null,
+            shippedAt: shipped ? now : null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning(fulfillmentColumns),
       )
-      SELECT ${columns(Prisma.FulfillmentScalarFieldEnum)} FROM f`;
+      .with("l", (db) =>
+        db
+          .insertInto("FulfillmentLine")
+          .columns(["id", "fulfillmentId", "lineItemId", "quantity"])
+          .expression((eb) =>
+            eb
+              .selectFrom(["f", recordset("FulfillmentLine", input.lineItems, "r")])
+              .select([sql<string>`gen_random_uuid()`.as("id"), "f.id as fulfillmentId", "r.lineItemId", "r.quantity"]),
+          ),
+      )
+      .selectFrom("f")
+      .select(fulfillmentColumns)
+      .executeTakeFirstOrThrow();
     const f: FulfillmentFull = { ...row, lines: input.lineItems.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })) };
     const after = await bumpLines(tx, o.id, lines, "fulfilledQuantity", new Map(input.lineItems.map((l) => [l.lineItemId, l.quantity])));
     await recordEvent(tx, await tenantOf(tx, o), "fulfillment.created", eventData(o, f));

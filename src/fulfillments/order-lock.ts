@@ -1,8 +1,9 @@
 // The order row lock every fulfillment and return change takes first, the quantities they keep on the order's
 // lines, and the recompute of the order's status and deliveryState that follows each change.
+import { sql } from "kysely";
 import { z } from "zod";
 import { recordEvent, tenantOf } from "../events/events.service";
-import { Prisma, type OrderLineItem } from "../generated/prisma/client";
+import type { OrderLineItem } from "../generated/prisma/client";
 import { actorOf } from "../shared/actor";
 import { assertNotOnHold } from "../orders/holds.service";
 import type { Ctx } from "../shared/context";
@@ -31,13 +32,17 @@ export interface LockedOrder {
  */
 export async function lockOrder(ctx: Ctx, t: Pick<Tenant, "applicationId" | "environmentId">, id: string): Promise<LockedOrder> {
   if (!isUuid(id)) throw errors.notFound("Order");
-  const rows = await ctx.db.$queryRaw<LockedOrder[]>`
-    SELECT o.id, o."applicationId", o."environmentId", o.status, o."onHold", o."holdReason", o."deliveryState", o."customerId", c.email AS "customerEmail"
-    FROM "Order" o LEFT JOIN "Customer" c ON c.id = o."customerId"
-    WHERE o.id = ${id}::uuid AND o."applicationId" = ${t.applicationId}::uuid AND o."environmentId" = ${t.environmentId}::uuid
-    FOR UPDATE OF o`;
-  if (!rows[0]) throw errors.notFound("Order");
-  return rows[0];
+  const row = await ctx.sql
+    .selectFrom("Order as o")
+    .leftJoin("Customer as c", "c.id", "o.customerId")
+    .select(["o.id", "o.applicationId", "o.environmentId", "o.status", "o.onHold", "o.holdReason", "o.deliveryState", "o.customerId", "c.email as customerEmail"])
+    .where("o.id", "=", id)
+    .where("o.applicationId", "=", t.applicationId)
+    .where("o.environmentId", "=", t.environmentId)
+    .forUpdate("o")
+    .executeTakeFirst();
+  if (!row) throw errors.notFound("Order");
+  return row;
 }
 
 export const customerOf = (o: LockedOrder) => (o.customerId ? { id: o.customerId, email: o.customerEmail } : null);
@@ -57,10 +62,13 @@ export function activity(ctx: Ctx, row: Omit<ActivityRow, "actorType" | "actorId
 export async function bumpLines(ctx: Ctx, orderId: string, lines: OrderLineItem[], column: "fulfilledQuantity" | "returnedQuantity", delta: Map<string, number>) {
   if (delta.size) {
     const rows = JSON.stringify([...delta].map(([id, q]) => ({ id, q })));
-    await ctx.db.$executeRaw`
-      UPDATE "OrderLineItem" l SET ${Prisma.raw(`"${column}"`)} = l.${Prisma.raw(`"${column}"`)} + r.q
-      FROM jsonb_to_recordset(${rows}::jsonb) AS r(id uuid, q int)
-      WHERE l.id = r.id AND l."orderId" = ${orderId}::uuid`;
+    await ctx.sql
+      .updateTable("OrderLineItem as l")
+      .from(sql<{ id: string; q: number }>`jsonb_to_recordset(${rows}::jsonb)`.as<"r">(sql`r(id uuid, q int)`))
+      .set((eb) => ({ [column]: eb(eb.ref(`l.${column}`), "+", eb.ref("r.q")) }))
+      .whereRef("l.id", "=", "r.id")
+      .where("l.orderId", "=", orderId)
+      .execute();
   }
   return lines.map((l) => (delta.has(l.id) ? { ...l, [column]: l[column] + delta.get(l.id)! } : l));
 }

@@ -7,7 +7,10 @@ import type { Prisma } from "../generated/prisma/client";
 import { addNote, type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type MappedRow, type RowError } from "./import.handler";
 import { parseEmail, parseInteger, text } from "./import.values";
 import type { Tx } from "../shared/context";
-import { type BulkColumn, bulkInsert } from "../shared/bulk-insert";
+import type { Insertable } from "kysely";
+import { bulkInsert } from "../shared/bulk-insert";
+import type { DB } from "../db/sql";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { type PlannedKey, plannedKeys, planKeys } from "./import.planned";
 
 export interface CustomerFields {
@@ -55,19 +58,19 @@ function otherExternalId(target: Known, ext: string): boolean {
 }
 type NewCustomer = CustomerFields & { id: string };
 
-const customerColumns = (s: ImportSettings): BulkColumn<NewCustomer>[] => [
-  { name: "id", type: "uuid", value: (c) => c.id },
-  { name: "applicationId", type: "uuid", value: () => s.applicationId },
-  { name: "environmentId", type: "uuid", value: () => s.environmentId },
-  { name: "email", type: "text", value: (c) => c.email },
-  { name: "externalId", type: "text", value: (c) => c.externalId },
-  { name: "name", type: "text", value: (c) => c.name },
-  { name: "company", type: "text", value: (c) => c.company },
-  { name: "phone", type: "text", value: (c) => c.phone },
-  { name: "netTermsDays", type: "int", value: (c) => c.netTermsDays },
-  { name: "createdAt", type: "timestamptz", value: () => s.now },
-  { name: "updatedAt", type: "timestamptz", value: () => s.now },
-];
+const customerRow = (s: ImportSettings, c: NewCustomer): Insertable<DB["Customer"]> => ({
+  id: c.id,
+  applicationId: s.applicationId,
+  environmentId: s.environmentId,
+  email: c.email ?? null,
+  externalId: c.externalId ?? null,
+  name: c.name ?? null,
+  company: c.company ?? null,
+  phone: c.phone ?? null,
+  netTermsDays: c.netTermsDays ?? null,
+  createdAt: s.now,
+  updatedAt: s.now,
+});
 
 /**
  * Finds or creates customers for a list of parsed rows, in two statements plus one per update. Shared by the
@@ -164,7 +167,7 @@ export async function upsertCustomers(
     }
   }
   if (write) {
-    await bulkInsert(db, "Customer", customerColumns(s), creates);
+    await bulkInsert(sqlInPrisma(db), "Customer", creates.map((c) => customerRow(s, c)));
     for (const [id, data] of updates) await db.customer.update({ where: { id }, data });
   } else await planKeys(db, s.importId, plan);
   return result;

@@ -1,6 +1,6 @@
 // Undo of an order import's rows (import.undo.ts runs the steps): its payments, its fulfillments, then its orders
 // unless something from elsewhere now hangs on them.
-import { Prisma } from "../generated/prisma/client";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { derivePaymentStatus } from "../orders/payment-status";
 import { registerUndoStep } from "./import.undo";
 
@@ -21,11 +21,21 @@ registerUndoStep("fulfillment", async (tx, imp, ids) => {
   if (rows.length) {
     await tx.fulfillment.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
     const orderIds = [...new Set(rows.map((r) => r.orderId))];
-    await tx.$executeRaw`
-      UPDATE "OrderLineItem" AS li SET "fulfilledQuantity" = COALESCE((
-        SELECT sum(fl."quantity") FROM "FulfillmentLine" fl JOIN "Fulfillment" f ON f."id" = fl."fulfillmentId"
-        WHERE fl."lineItemId" = li."id" AND f."status" <> 'cancelled'), 0)
-      WHERE li."orderId" IN (${Prisma.join(orderIds.map((id) => Prisma.sql`${id}::uuid`))})`;
+    await sqlInPrisma(tx)
+      .updateTable("OrderLineItem as li")
+      .set((eb) => ({
+        fulfilledQuantity: eb.fn.coalesce(
+          eb
+            .selectFrom("FulfillmentLine as fl")
+            .innerJoin("Fulfillment as f", "f.id", "fl.fulfillmentId")
+            .select((e) => e.fn.sum<number>("fl.quantity").as("handed"))
+            .whereRef("fl.lineItemId", "=", "li.id")
+            .where("f.status", "<>", "cancelled"),
+          eb.lit(0),
+        ),
+      }))
+      .where("li.orderId", "in", orderIds)
+      .execute();
   }
   return { deleted: ids, kept: {} };
 });

@@ -6,7 +6,11 @@
 // numbers, one of its customers, then one createMany per table (orders, lines, payments, transactions,
 // fulfillments, fulfillment lines, status history) and at most three bulk updates.
 import { randomUUID } from "node:crypto";
+import { type Selectable, sql } from "kysely";
 import { Prisma } from "../generated/prisma/client";
+import type { DB } from "../db/sql";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
+import { recordset } from "../shared/bulk-insert";
 import type { Tx } from "../shared/context";
 import { upsertCustomers } from "./import.customers";
 import { type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type Notes, type RowError } from "./import.handler";
@@ -161,7 +165,7 @@ export const orderHandler: ImportHandler = {
 
     // totals, and what each order gets: a payment when paid, a fulfillment when fulfilled
     const orderRows: Prisma.OrderCreateManyInput[] = [];
-    const rewrites: Record<string, unknown>[] = [];
+    const rewrites: Partial<Selectable<DB["Order"]>>[] = [];
     const lineRows: Prisma.OrderLineItemCreateManyInput[] = [];
     const replaceLinesOf: string[] = [];
     const payments: Prisma.PaymentCreateManyInput[] = [];
@@ -290,24 +294,41 @@ export const orderHandler: ImportHandler = {
     if (totalsAdd.length) {
       // the subtotal is the sum of the lines; the total too, unless the file gives the order's total
       const totalFromFile = groups[0]![0]!.column("order.total") !== null;
-      await db.$executeRaw`
-        UPDATE "Order" AS o SET
-          "subtotal" = o."subtotal" + x."add",
-          "total" = CASE WHEN ${totalFromFile} THEN o."total" ELSE o."total" + x."add" END,
-          "updatedAt" = ${s.now}
-        FROM jsonb_to_recordset(${JSON.stringify(totalsAdd)}::jsonb) AS x("id" uuid, "add" int)
-        WHERE o."id" = x."id"`;
+      const sqlTx = sqlInPrisma(db);
+      const added = () => sql<{ id: string; add: number }>`jsonb_to_recordset(${JSON.stringify(totalsAdd)}::jsonb)`.as<"x">(sql`x("id" uuid, "add" int)`);
+      await sqlTx
+        .updateTable("Order as o")
+        .from(added())
+        .set((eb) => ({
+          subtotal: eb("o.subtotal", "+", eb.ref("x.add")),
+          total: totalFromFile ? eb.ref("o.total") : eb("o.total", "+", eb.ref("x.add")),
+          updatedAt: s.now,
+        }))
+        .whereRef("o.id", "=", "x.id")
+        .execute();
       if (!totalFromFile) {
         // the import's own captured payment paid the whole order: it grows with it (amount and capture row)
-        await db.$executeRaw`
-          UPDATE "Transaction" AS t SET "amount" = t."amount" + x."add"
-          FROM "Payment" AS p, jsonb_to_recordset(${JSON.stringify(totalsAdd)}::jsonb) AS x("id" uuid, "add" int)
-          WHERE t."paymentId" = p."id" AND t."type" = 'capture' AND p."orderId" = x."id" AND p."metadata"->>'importId' = ${s.importId}`;
-        await db.$executeRaw`
-          UPDATE "Payment" AS p SET "amount" = p."amount" + x."add", "authorizedAmount" = p."authorizedAmount" + x."add",
-            "capturedAmount" = p."capturedAmount" + x."add", "updatedAt" = ${s.now}
-          FROM jsonb_to_recordset(${JSON.stringify(totalsAdd)}::jsonb) AS x("id" uuid, "add" int)
-          WHERE p."orderId" = x."id" AND p."metadata"->>'importId' = ${s.importId}`;
+        await sqlTx
+          .updateTable("Transaction as t")
+          .from(["Payment as p", added()])
+          .set((eb) => ({ amount: eb("t.amount", "+", eb.ref("x.add")) }))
+          .whereRef("t.paymentId", "=", "p.id")
+          .where("t.type", "=", "capture")
+          .whereRef("p.orderId", "=", "x.id")
+          .where(sql`${sql.ref("p.metadata")}->>'importId'`, "=", s.importId)
+          .execute();
+        await sqlTx
+          .updateTable("Payment as p")
+          .from(added())
+          .set((eb) => ({
+            amount: eb("p.amount", "+", eb.ref("x.add")),
+            authorizedAmount: eb("p.authorizedAmount", "+", eb.ref("x.add")),
+            capturedAmount: eb("p.capturedAmount", "+", eb.ref("x.add")),
+            updatedAt: s.now,
+          }))
+          .whereRef("p.orderId", "=", "x.id")
+          .where(sql`${sql.ref("p.metadata")}->>'importId'`, "=", s.importId)
+          .execute();
       }
     }
     if (payments.length) {
@@ -322,19 +343,32 @@ export const orderHandler: ImportHandler = {
 };
 
 /** Orders of another source rewritten from the file, in one statement. */
-async function rewriteOrders(db: Tx, rows: Record<string, unknown>[], now: Date) {
-  await db.$executeRaw`
-    UPDATE "Order" AS o SET
-      "customerId" = x."customerId", "email" = x."email", "status" = x."status", "paymentStatus" = x."paymentStatus",
-      "currency" = x."currency", "subtotal" = x."subtotal", "taxTotal" = x."taxTotal", "shippingTotal" = x."shippingTotal",
-      "discountTotal" = x."discountTotal", "total" = x."total", "notes" = x."notes", "billingAddress" = x."billingAddress",
-      "shippingAddress" = x."shippingAddress", "cancelledAt" = x."cancelledAt", "closedAt" = x."closedAt",
-      "completedAt" = x."completedAt", "createdAt" = x."createdAt", "updatedAt" = ${now}
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-      "id" uuid, "customerId" uuid, "email" text, "status" text, "paymentStatus" text, "currency" text, "subtotal" int,
-      "taxTotal" int, "shippingTotal" int, "discountTotal" int, "total" int, "notes" text, "billingAddress" jsonb,
-      "shippingAddress" jsonb, "cancelledAt" timestamptz, "closedAt" timestamptz, "completedAt" timestamptz, "createdAt" timestamptz)
-    WHERE o."id" = x."id"`;
+async function rewriteOrders(db: Tx, rows: Partial<Selectable<DB["Order"]>>[], now: Date) {
+  await sqlInPrisma(db)
+    .updateTable("Order as o")
+    .from(recordset("Order", rows, "x"))
+    .set((eb) => ({
+      customerId: eb.ref("x.customerId"),
+      email: eb.ref("x.email"),
+      status: eb.ref("x.status"),
+      paymentStatus: eb.ref("x.paymentStatus"),
+      currency: eb.ref("x.currency"),
+      subtotal: eb.ref("x.subtotal"),
+      taxTotal: eb.ref("x.taxTotal"),
+      shippingTotal: eb.ref("x.shippingTotal"),
+      discountTotal: eb.ref("x.discountTotal"),
+      total: eb.ref("x.total"),
+      notes: eb.ref("x.notes"),
+      billingAddress: eb.ref("x.billingAddress"),
+      shippingAddress: eb.ref("x.shippingAddress"),
+      cancelledAt: eb.ref("x.cancelledAt"),
+      closedAt: eb.ref("x.closedAt"),
+      completedAt: eb.ref("x.completedAt"),
+      createdAt: eb.ref("x.createdAt"),
+      updatedAt: now,
+    }))
+    .whereRef("o.id", "=", "x.id")
+    .execute();
 }
 
 /**

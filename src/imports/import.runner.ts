@@ -11,14 +11,16 @@ import { recordEvent, tenantOf } from "../events/events.service";
 import { type Deps, makeCtx, type Tx, withTx } from "../shared/context";
 import { customerHandler } from "./import.customers";
 import type { ImportEntity } from "./import.fields";
-import { type BulkColumn, bulkInsert } from "../shared/bulk-insert";
+import type { Insertable } from "kysely";
+import { bulkInsert } from "../shared/bulk-insert";
+import type { DB } from "../db/sql";
+import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { type BatchOutcome, type ImportHandler, type RecordRow, type ImportSettings, type MappedRow, type Notes, type RowError } from "./import.handler";
 import { forgetPlanned } from "./import.planned";
 import { openRows, type SourceRow } from "./import.rows";
 import { orderHandler } from "./import.orders";
 import { runUndo } from "./import.undo";
 import { WorkQueue } from "../shared/work-queue";
-import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import type { Sql } from "../db/sql";
 
 /** Error rows kept for the report (GET /imports/{id}/errors); rowsFailed and errorSummary still count them all. */
@@ -32,15 +34,15 @@ registerImportHandler("order", orderHandler);
 
 class LeaseLost extends Error {}
 
-const recordColumns = (importId: string, now: Date): BulkColumn<RecordRow>[] => [
-  { name: "id", type: "uuid", value: () => randomUUID() },
-  { name: "importId", type: "uuid", value: () => importId },
-  { name: "entityType", type: "text", value: (r) => r.entityType },
-  { name: "entityId", type: "uuid", value: (r) => r.entityId },
-  { name: "action", type: "text", value: (r) => r.action },
-  { name: "rowNumber", type: "int", value: (r) => r.rowNumber },
-  { name: "createdAt", type: "timestamptz", value: () => now },
-];
+const recordRow = (importId: string, now: Date, r: RecordRow): Insertable<DB["ImportRecord"]> => ({
+  id: randomUUID(),
+  importId,
+  entityType: r.entityType,
+  entityId: r.entityId,
+  action: r.action,
+  rowNumber: r.rowNumber,
+  createdAt: now,
+});
 
 type Summary = Record<string, { count: number; sample: (string | number)[] }>;
 
@@ -212,7 +214,7 @@ async function runRows(deps: Deps, claimed: Import, owner: string, mode: "valida
     const s = settingsOf(imp, app.currency, now);
     const apply = async (tx: Tx) => {
       const out: BatchOutcome = await handler.runBatch(tx, s, groups, write);
-      if (write) await bulkInsert(tx, "ImportRecord", recordColumns(imp.id, now), out.records, { onConflictDoNothing: true });
+      if (write) await bulkInsert(sqlInPrisma(tx), "ImportRecord", out.records.map((r) => recordRow(imp.id, now, r)), { onConflictDoNothing: true });
       // keep the report of the first MAX_ERROR_ROWS failing rows; the counts and summary keep everything
       const keep: RowError[] = [];
       const rowsSeen = new Set<number>();

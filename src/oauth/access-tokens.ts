@@ -9,7 +9,7 @@ import { errors } from "../shared/errors";
 import { memberCanUseEnvironment } from "../shared/permissions";
 import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
 import { oauthJwks } from "./keys";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow } from "../platform/workspace-billing";
+import { billingColumns, billingOfRow } from "../platform/workspace-billing";
 import { oauthResources } from "./resources";
 import { verifyDpopProof } from "./dpop";
 import type { Presentation } from "../platform/auth.service";
@@ -17,33 +17,6 @@ import type { Presentation } from "../platform/auth.service";
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export const looksLikeJwt = (token: string) => token.length <= 4096 && JWT_SHAPE.test(token);
-
-interface GrantRow extends BillingRow {
-  id: string;
-  clientId: string;
-  clientName: string | null;
-  memberId: string;
-  scopes: string[];
-  revokedAt: Date | null;
-  wsId: string;
-  wsName: string;
-  wsSlug: string;
-  appId: string;
-  appName: string;
-  appSlug: string;
-  appCurrency: string;
-  envId: string;
-  envSlug: string;
-  envKind: string;
-  envProvider: string;
-  envStatus: string;
-  userId: string;
-  email: string;
-  workspaceRole: string | null;
-  applicationRoles: unknown;
-  environmentGrants: unknown;
-  removedAt: Date | null;
-}
 
 /** The protected resources a token can be issued for (RFC 8707): the API (REST, GraphQL, graphql-ws) or /mcp. */
 export type OAuthResource = keyof ReturnType<typeof oauthResources>;
@@ -86,20 +59,22 @@ export async function authenticateAccessToken(ctx: Ctx, token: string, resource:
     throw errors.unauthorized("This access token is not bound to a DPoP key: send it as 'Authorization: Bearer <token>'");
   }
   const gid = String(claims.gid);
-  const [g] = await ctx.db.$queryRaw<GrantRow[]>`
-    SELECT g.id, g."clientId", g."clientName", g."memberId", g.scopes, g."revokedAt",
-           w.id AS "wsId", w.name AS "wsName", w.slug AS "wsSlug", ${BILLING_COLUMNS},
-           a.id AS "appId", a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
-           e.id AS "envId", e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus",
-           u.id AS "userId", u.email, m."workspaceRole", m."applicationRoles", m."environmentGrants", m."removedAt"
-    FROM "OAuthGrant" g
-    JOIN "Member" m ON m.id = g."memberId"
-    JOIN "User" u ON u.id = m."userId"
-    JOIN "Workspace" w ON w.id = g."workspaceId" AND w.id = m."workspaceId"
-    ${BILLING_JOIN}
-    JOIN "Application" a ON a.id = g."applicationId" AND a."workspaceId" = w.id
-    JOIN "Environment" e ON e.id = g."environmentId" AND e."workspaceId" = w.id
-    WHERE g.id = ${gid}`;
+  const g = await ctx.sql
+    .selectFrom("OAuthGrant as g")
+    .innerJoin("Member as m", "m.id", "g.memberId")
+    .innerJoin("User as u", "u.id", "m.userId")
+    .innerJoin("Workspace as w", (j) => j.onRef("w.id", "=", "g.workspaceId").onRef("w.id", "=", "m.workspaceId"))
+    .leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")
+    .innerJoin("Application as a", (j) => j.onRef("a.id", "=", "g.applicationId").onRef("a.workspaceId", "=", "w.id"))
+    .innerJoin("Environment as e", (j) => j.onRef("e.id", "=", "g.environmentId").onRef("e.workspaceId", "=", "w.id"))
+    .select(["g.id", "g.clientId", "g.clientName", "g.memberId", "g.scopes", "g.revokedAt"])
+    .select(["w.id as wsId", "w.name as wsName", "w.slug as wsSlug"])
+    .select(billingColumns)
+    .select(["a.id as appId", "a.name as appName", "a.slug as appSlug", "a.currency as appCurrency"])
+    .select(["e.id as envId", "e.slug as envSlug", "e.kind as envKind", "e.providerEnvironment as envProvider", "e.status as envStatus"])
+    .select(["u.id as userId", "u.email", "m.workspaceRole", "m.applicationRoles", "m.environmentGrants", "m.removedAt"])
+    .where("g.id", "=", gid)
+    .executeTakeFirst();
   if (!g || g.revokedAt || g.removedAt || g.envStatus !== "active" || g.memberId !== claims.sub || g.clientId !== claims.client_id) {
     throw errors.unauthorized("Invalid or revoked OAuth access token");
   }

@@ -77,8 +77,10 @@ export async function verifyDpopProof(ctx: Ctx, request: DpopRequest, accessToke
   // Single use, across processes: the first insert of (key, jti) wins; the row outlives the proof's acceptance window.
   const id = sha256Hex(`${jkt}:${payload.jti}`);
   const expiresAt = new Date(Date.now() + (MAX_AGE_S + 2 * SKEW_S) * 1000);
-  const inserted = await ctx.db.$executeRaw`
-    INSERT INTO "OAuthRecord" (kind, id, payload, "expiresAt") VALUES (${REPLAY_KIND}, ${id}, '{}'::jsonb, ${expiresAt})
-    ON CONFLICT (kind, id) DO NOTHING`;
-  if (inserted === 0) throw invalid("this proof was already used (its jti was seen before)");
+  const inserted = await ctx.sql
+    .insertInto("OAuthRecord")
+    .values({ kind: REPLAY_KIND, id, payload: "{}", expiresAt })
+    .onConflict((oc) => oc.columns(["kind", "id"]).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows) === 0) throw invalid("this proof was already used (its jti was seen before)");
 }

@@ -35,8 +35,14 @@ export function actorData(ctx: Ctx) {
 export async function lockOrder(tx: Ctx, id: string): Promise<FullOrder> {
   const t = requireTenant(tx);
   if (!isUuid(id)) throw errors.notFound("Order");
-  const hit = await tx.db.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "Order" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid FOR UPDATE`;
+  const hit = await tx.sql
+    .selectFrom("Order")
+    .select("id")
+    .where("id", "=", id)
+    .where("applicationId", "=", t.applicationId)
+    .where("environmentId", "=", t.environmentId)
+    .forUpdate()
+    .execute();
   if (!hit.length) throw errors.notFound("Order");
   return tx.db.order.findUniqueOrThrow({ where: { id }, include: { lineItems: true, payments: true } });
 }

@@ -2,6 +2,7 @@
 // the captured payments newest capture first and claimed on the rows (Payment.refundingAmount, the claim that
 // POST /payments/{id}/refund makes) before any money moves, so a concurrent refund gets 409
 // refund_already_in_progress and the refunded total can never pass what was captured.
+import { sql } from "kysely";
 import { z } from "zod";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
@@ -55,11 +56,17 @@ export async function refundCaptured(ctx: Ctx, orderId: string, input: { amount?
       out.push({ payment: p, amount: take });
       left -= take;
     }
-    const claimed = await tx.db.$executeRaw`
-      UPDATE "Payment" AS p SET "refundingAmount" = x.amount, "updatedAt" = ${tx.clock.now()}
-      FROM jsonb_to_recordset(${JSON.stringify(out.map((r) => ({ id: r.payment.id, amount: r.amount })))}::jsonb) AS x(id uuid, amount int)
-      WHERE p.id = x.id AND p."refundingAmount" = 0 AND p.status IN ('captured', 'partially_refunded') AND p."capturedAmount" - p."refundedAmount" >= x.amount`;
-    if (claimed !== out.length) throw new DomainError("refund_already_in_progress", "Another refund of this order is in progress; retry when it finishes");
+    const claims = JSON.stringify(out.map((r) => ({ id: r.payment.id, amount: r.amount })));
+    const claimed = await tx.sql
+      .updateTable("Payment as p")
+      .from(sql<{ id: string; amount: number }>`jsonb_to_recordset(${claims}::jsonb)`.as<"x">(sql`x(id uuid, amount int)`))
+      .set((eb) => ({ refundingAmount: eb.ref("x.amount"), updatedAt: tx.clock.now() }))
+      .whereRef("p.id", "=", "x.id")
+      .where("p.refundingAmount", "=", 0)
+      .where("p.status", "in", ["captured", "partially_refunded"])
+      .where((eb) => eb(eb("p.capturedAmount", "-", eb.ref("p.refundedAmount")), ">=", eb.ref("x.amount")))
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== out.length) throw new DomainError("refund_already_in_progress", "Another refund of this order is in progress; retry when it finishes");
     return out;
   });
 

@@ -110,7 +110,7 @@ async function referralOf(tx: Ctx, partnerWorkspaceId: string, id: string): Prom
 
 /** Locks the referral row: claim-billing, revoke and accept of one referral run one at a time. */
 async function lockReferral(tx: Ctx, id: string) {
-  await tx.db.$queryRaw`SELECT id FROM "PartnerReferral" WHERE id = ${id}::uuid FOR UPDATE`;
+  await tx.sql.selectFrom("PartnerReferral").select("id").where("id", "=", id).forUpdate().execute();
 }
 
 /**

@@ -16,10 +16,12 @@ const DAY_MS = 86_400_000;
  * so it stays locked until that commits (a concurrent issue waits) and a rollback gives the number back.
  */
 export async function nextInvoiceNumber(tx: Ctx, t: { applicationId: string; environmentId: string }): Promise<string> {
-  const [{ lastSeq }] = await tx.db.$queryRaw<{ lastSeq: number }[]>`
-    INSERT INTO "DocumentCounter" ("applicationId", "environmentId", name, "lastSeq") VALUES (${t.applicationId}::uuid, ${t.environmentId}::uuid, 'invoice', 1)
-    ON CONFLICT ("applicationId", "environmentId", name) DO UPDATE SET "lastSeq" = "DocumentCounter"."lastSeq" + 1
-    RETURNING "lastSeq"`;
+  const { lastSeq } = await tx.sql
+    .insertInto("DocumentCounter")
+    .values({ applicationId: t.applicationId, environmentId: t.environmentId, name: "invoice", lastSeq: 1 })
+    .onConflict((oc) => oc.columns(["applicationId", "environmentId", "name"]).doUpdateSet((eb) => ({ lastSeq: eb("DocumentCounter.lastSeq", "+", 1) })))
+    .returning("lastSeq")
+    .executeTakeFirstOrThrow();
   return `INV-${lastSeq}`;
 }
 

@@ -2,10 +2,10 @@
 // checkout and quotes read: GET/PATCH /applications/{id} for a dashboard session or a key with applications:*.
 // A key, OAuth token or extension session reaches only its own application; a member only applications their roles
 // cover (an OAuth token: both). Others answer 404.
+import { sql } from "kysely";
 import { z } from "zod";
 import { emailSchema } from "../shared/email";
 import { type Application, Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
@@ -120,15 +120,22 @@ export async function updateApplication(ctx: Ctx, id: string, body: unknown) {
   // the seller's keys merge one level down, in the same statement, so two PATCHes of different seller fields keep both
   if (input.seller === null) removed.push("seller");
   const seller = input.seller ? sellerPatch(input.seller) : null;
-  const [row] = await ctx.db.$queryRaw<Application[]>`
-    UPDATE "Application" SET name = COALESCE(${input.name ?? null}, name),
-      settings = CASE WHEN ${seller !== null} THEN
-          jsonb_set((settings || ${JSON.stringify(set)}::jsonb) - ${removed}::text[], '{seller}',
-            (COALESCE(settings->'seller', '{}'::jsonb) || ${JSON.stringify(seller?.set ?? {})}::jsonb) - ${seller?.removed ?? []}::text[])
-        ELSE (settings || ${JSON.stringify(set)}::jsonb) - ${removed}::text[] END
-    WHERE id = ${app.id}::uuid
-    RETURNING ${columns(Prisma.ApplicationScalarFieldEnum)}`;
+  // jsonb's merge and key removal have no Kysely builder: written with `sql`, the column through sql.ref
+  const settings = sql.ref("settings");
+  const merged = sql`(${settings} || ${JSON.stringify(set)}::jsonb) - ${removed}::text[]`;
+  const row = await ctx.sql
+    .updateTable("Application")
+    .set((eb) => ({
+      name: input.name ?? eb.ref("name"),
+      settings: seller
+        ? sql`jsonb_set(${merged}, '{seller}', (COALESCE(${settings}->'seller', '{}'::jsonb) || ${JSON.stringify(seller.set)}::jsonb) - ${seller.removed}::text[])`
+        : merged,
+    }))
+    .where("id", "=", app.id)
+    .returning(Object.values(Prisma.ApplicationScalarFieldEnum))
+    .executeTakeFirst();
   // The name rides on every cached principal (whoami shows it): every process drops them.
   if (input.name !== undefined && input.name !== app.name) await invalidatePrincipals(ctx, "all");
-  return applicationView(row ?? app);
+  // json columns come back parsed (db/sql-values.ts); Kysely types them unknown
+  return applicationView(row ? { ...row, settings: row.settings as Prisma.JsonValue } : app);
 }

@@ -6,7 +6,7 @@ import type { LimitState } from "../shared/rate-limit";
 import { memberCanUseEnvironment } from "../shared/permissions";
 import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal } from "../shared/principal";
 import { liveGate } from "./live-gate";
-import { BILLING_COLUMNS, BILLING_JOIN, type BillingRow, billingOfRow, workspaceBilling } from "./workspace-billing";
+import { billingColumns, billingOfRow, workspaceBilling } from "./workspace-billing";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 import { isUuid } from "../shared/ids";
 
@@ -134,30 +134,6 @@ export async function authenticateRequest(
   return { principal, limit, gate };
 }
 
-interface KeyRow extends BillingRow {
-  id: string;
-  name: string;
-  keyPrefix: string;
-  type: string;
-  scopes: string[];
-  keyHash: string;
-  revokedAt: Date | null;
-  expiresAt: Date | null;
-  installationId: string | null;
-  wsId: string;
-  wsName: string;
-  wsSlug: string;
-  appId: string;
-  appName: string;
-  appSlug: string;
-  appCurrency: string;
-  envId: string;
-  envSlug: string;
-  envKind: string;
-  envProvider: string;
-  envStatus: string;
-}
-
 async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   if (raw.length > 200 || !/^(sk|pk)_[a-z0-9-]+_[A-Za-z0-9]+$/.test(raw)) throw errors.unauthorized("Malformed API key");
   const hash = sha256Hex(raw);
@@ -167,18 +143,19 @@ async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   if (cached) return cached;
   const generation = cache?.mark() ?? 0;
   // One round trip: this runs on every keyed request (Prisma's include would issue one query per table).
-  const [key] = await ctx.db.$queryRaw<KeyRow[]>`
-    SELECT k.id, k.name, k."keyPrefix", k.type, k.scopes, k."keyHash", k."revokedAt", k."expiresAt", k."installationId",
-           w.id AS "wsId", w.name AS "wsName", w.slug AS "wsSlug",
-           a.id AS "appId", a.name AS "appName", a.slug AS "appSlug", a.currency AS "appCurrency",
-           e.id AS "envId", e.slug AS "envSlug", e.kind AS "envKind", e."providerEnvironment" AS "envProvider", e.status AS "envStatus",
-           ${BILLING_COLUMNS}
-    FROM "ApiKey" k
-    JOIN "Workspace" w ON w.id = k."workspaceId"
-    JOIN "Application" a ON a.id = k."applicationId"
-    JOIN "Environment" e ON e.id = k."environmentId"
-    ${BILLING_JOIN}
-    WHERE k."keyHash" = ${hash}`;
+  const key = await ctx.sql
+    .selectFrom("ApiKey as k")
+    .innerJoin("Workspace as w", "w.id", "k.workspaceId")
+    .innerJoin("Application as a", "a.id", "k.applicationId")
+    .innerJoin("Environment as e", "e.id", "k.environmentId")
+    .leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")
+    .select(["k.id", "k.name", "k.keyPrefix", "k.type", "k.scopes", "k.keyHash", "k.revokedAt", "k.expiresAt", "k.installationId"])
+    .select(["w.id as wsId", "w.name as wsName", "w.slug as wsSlug"])
+    .select(["a.id as appId", "a.name as appName", "a.slug as appSlug", "a.currency as appCurrency"])
+    .select(["e.id as envId", "e.slug as envSlug", "e.kind as envKind", "e.providerEnvironment as envProvider", "e.status as envStatus"])
+    .select(billingColumns)
+    .where("k.keyHash", "=", hash)
+    .executeTakeFirst();
   // A replaced installation key works until its grace period ends (expiresAt), then never again.
   const expired = key?.expiresAt && new Date(key.expiresAt) <= ctx.clock.now();
   if (!key || !constantTimeEqual(key.keyHash, hash) || key.revokedAt || expired || key.envStatus !== "active") {

@@ -1,14 +1,30 @@
 // The workspace billing facts every credential carries for the live gate, read in the same query that
 // authenticates the credential (API key, extension session, OAuth access token): one select list and one join for
 // a workspace aliased `w`, and one mapping. Dashboard sessions read the same facts through Prisma relations.
-import { Prisma } from "../generated/prisma/client";
+import type { ExpressionBuilder, Nullable } from "kysely";
+import type { DB } from "../db/sql";
 import type { WorkspaceBilling } from "../shared/principal";
 
-/** Select list: the columns BillingRow names. Needs the workspace as `w` and BILLING_JOIN. */
-export const BILLING_COLUMNS = Prisma.sql`w.live AS "bLive", w."trialEndsAt" AS "bTrialEndsAt",
-  EXISTS (SELECT 1 FROM "PlatformPaymentMethod" bpm WHERE bpm."workspaceId" = w.id AND bpm."deletedAt" IS NULL) AS "bHasPaymentMethod",
-  bps.status AS "bSubStatus", bps."cancelAtPeriodEnd" AS "bSubCancelAtPeriodEnd", bps."currentPeriodEnd" AS "bSubPeriodEnd"`;
-export const BILLING_JOIN = Prisma.sql`LEFT JOIN "PlatformSubscription" bps ON bps."workspaceId" = w.id`;
+/** The tables a credential's query names for the billing facts: its workspace as `w`, its subscription as `bps`. */
+export type BillingTables = { w: DB["Workspace"]; bps: Nullable<DB["PlatformSubscription"]> };
+
+/**
+ * Select list: the columns BillingRow names. Needs the workspace as `w` and its subscription left-joined as `bps`:
+ * `.leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")`.
+ */
+export function billingColumns(eb: ExpressionBuilder<DB & BillingTables, "w" | "bps">) {
+  return [
+    eb.ref("w.live").as("bLive"),
+    eb.ref("w.trialEndsAt").as("bTrialEndsAt"),
+    eb
+      .exists(eb.selectFrom("PlatformPaymentMethod as bpm").select("bpm.id").whereRef("bpm.workspaceId", "=", "w.id").where("bpm.deletedAt", "is", null))
+      .$castTo<boolean>()
+      .as("bHasPaymentMethod"),
+    eb.ref("bps.status").as("bSubStatus"),
+    eb.ref("bps.cancelAtPeriodEnd").as("bSubCancelAtPeriodEnd"),
+    eb.ref("bps.currentPeriodEnd").as("bSubPeriodEnd"),
+  ] as const;
+}
 
 export interface BillingRow {
   bLive: boolean;
@@ -34,7 +50,7 @@ export function workspaceBilling(w: {
   };
 }
 
-/** The billing facts of a row read with BILLING_COLUMNS. */
+/** The billing facts of a row read with billingColumns. */
 export function billingOfRow(r: BillingRow): WorkspaceBilling {
   return workspaceBilling({
     live: r.bLive,

@@ -103,11 +103,17 @@ const LOCK_NOT_AVAILABLE = "55P03";
  */
 async function lockForAccept(tx: Ctx, t: TenantIds, id: string) {
   try {
-    const [q] = /^[0-9a-f-]{36}$/i.test(id)
-      ? await tx.db.$queryRaw<{ id: string }[]>`
-          SELECT id FROM "Quote" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid
-          FOR UPDATE NOWAIT`
-      : [];
+    const q = /^[0-9a-f-]{36}$/i.test(id)
+      ? await tx.sql
+          .selectFrom("Quote")
+          .select("id")
+          .where("id", "=", id)
+          .where("applicationId", "=", t.applicationId)
+          .where("environmentId", "=", t.environmentId)
+          .forUpdate()
+          .noWait()
+          .executeTakeFirst()
+      : undefined;
     if (!q) throw quoteNotFound();
     return q;
   } catch (e) {

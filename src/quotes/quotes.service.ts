@@ -44,10 +44,12 @@ interface NewQuote {
  */
 export async function insertQuote(tx: Ctx, tenant: EventTenant, n: NewQuote, actor: QuoteActor, currency: string): Promise<string> {
   const customer = await findOrCreateCustomerByEmail(tx, { email: n.customerEmail, company: n.companyName ?? null }, tenant);
-  const [{ lastSeq: seq }] = await tx.db.$queryRaw<{ lastSeq: number }[]>`
-    INSERT INTO "QuoteCounter" ("applicationId", "environmentId", "lastSeq") VALUES (${tenant.applicationId}::uuid, ${tenant.environmentId}::uuid, 1)
-    ON CONFLICT ("applicationId", "environmentId") DO UPDATE SET "lastSeq" = "QuoteCounter"."lastSeq" + 1
-    RETURNING "lastSeq"`;
+  const { lastSeq: seq } = await tx.sql
+    .insertInto("QuoteCounter")
+    .values({ applicationId: tenant.applicationId, environmentId: tenant.environmentId, lastSeq: 1 })
+    .onConflict((oc) => oc.columns(["applicationId", "environmentId"]).doUpdateSet((eb) => ({ lastSeq: eb("QuoteCounter.lastSeq", "+", 1) })))
+    .returning("lastSeq")
+    .executeTakeFirstOrThrow();
   const quoteId = randomUUID();
   const revisionId = randomUUID();
   const at = tx.clock.now();
@@ -249,7 +251,7 @@ export async function rotateLink(ctx: Ctx, id: string, body?: unknown) {
  * quote.converted carries the orderId, so no reader ever sees the order beside a quote that says accepted.
  */
 export async function convertQuoteForOrder(tx: Ctx, tenant: EventTenant, quoteId: string, orderId: string) {
-  const [q] = await tx.db.$queryRaw<{ id: string; status: string }[]>`SELECT id, status FROM "Quote" WHERE id = ${quoteId}::uuid FOR UPDATE`;
+  const q = await tx.sql.selectFrom("Quote").select(["id", "status"]).where("id", "=", quoteId).forUpdate().executeTakeFirst();
   if (!q || q.status !== "accepted") return;
   await moveQuote(tx, q, "convert", { actorType: "system" }, { orderId, convertedAt: tx.clock.now() });
   const full = (await findQuote(tx, tenant, quoteId))!;

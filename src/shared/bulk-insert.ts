@@ -1,38 +1,38 @@
-// Many rows in one INSERT … SELECT FROM unnest(…) statement: one array parameter per column, so a batch of 500
-// rows costs one statement, one round trip and no per-row query compilation (Prisma's createMany builds and
-// compiles a VALUES list per call, which dominated the import commit's CPU). Column types are SQL casts written
-// here, never taken from input; values are always parameters.
-import type { DbHandle } from "./context";
+// Many rows in one statement: the rows travel as one jsonb parameter and PostgreSQL turns them into records of the
+// table's own row type (jsonb_populate_recordset), so a batch of 500 rows costs one statement, one round trip, one
+// parameter and no per-row query compilation (Prisma's createMany builds and compiles a VALUES list per call, which
+// dominated the import commit's CPU). The column types are the table's, never written here nor taken from input;
+// the column names are Kysely's, typed from prisma/schema.prisma, so a renamed or new required column fails `tsc`.
+import { type Insertable, type Selectable, sql } from "kysely";
+import type { DB, Sql } from "../db/sql";
 
-type SqlType = "uuid" | "text" | "int" | "timestamptz" | "jsonb" | "bool";
+type Table = keyof DB & string;
 
-export interface BulkColumn<R> {
-  name: string;
-  type: SqlType;
-  value: (row: R) => unknown;
+/**
+ * `jsonb_populate_recordset(NULL::"Table", $1) AS alias`: `rows` as records of `table`'s row type, for a FROM list
+ * (an INSERT … SELECT, an UPDATE … FROM). Keys a row leaves out read as NULL. Dates travel as ISO strings in UTC,
+ * which a `timestamp(3)` column reads as UTC.
+ */
+export function recordset<T extends Table, A extends string>(table: T, rows: readonly Partial<Selectable<DB[T]>>[], alias: A) {
+  return sql<Selectable<DB[T]>>`jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb)`.as(alias);
 }
 
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** Inserts `rows` into `table`; `onConflictDoNothing` skips rows that hit a unique constraint. Returns rows inserted. */
-export async function bulkInsert<R>(db: DbHandle, table: string, columns: BulkColumn<R>[], rows: R[], opts: { onConflictDoNothing?: boolean } = {}): Promise<number> {
+/**
+ * Inserts `rows` into `table` in one statement; `onConflictDoNothing` skips rows that hit a unique constraint.
+ * Every row names the same columns (the first row's keys): a key one row left out would be NULL, not its default.
+ * Returns the number of rows inserted.
+ */
+export async function bulkInsert<T extends Table>(db: Sql, table: T, rows: readonly Insertable<DB[T]>[], opts: { onConflictDoNothing?: boolean } = {}): Promise<number> {
   if (!rows.length) return 0;
-  if (!IDENT.test(table) || columns.some((c) => !IDENT.test(c.name))) throw new Error("bulkInsert: bad identifier");
-  const arrays = columns.map((c) =>
-    rows.map((r) => {
-      const v = c.value(r);
-      if (v === undefined || v === null) return null;
-      if (c.type === "jsonb") return JSON.stringify(v);
-      if (c.type === "timestamptz") return (v as Date).toISOString();
-      return v;
-    }),
-  );
-  const cols = columns.map((c) => `"${c.name}"`).join(", ");
-  // jsonb and timestamptz travel as text arrays and are cast per element
-  const unnest = columns.map((c, i) => `$${i + 1}::${c.type === "jsonb" || c.type === "timestamptz" ? "text" : c.type}[]`).join(", ");
-  const select = columns.map((c, i) => (c.type === "jsonb" || c.type === "timestamptz" ? `c${i}::${c.type}` : `c${i}`)).join(", ");
-  const aliases = columns.map((_c, i) => `c${i}`).join(", ");
-  const sql = `INSERT INTO "${table}" (${cols}) SELECT ${select} FROM unnest(${unnest}) AS t(${aliases})${opts.onConflictDoNothing ? " ON CONFLICT DO NOTHING" : ""}`;
-  return db.$executeRawUnsafe(sql, ...arrays);
+  const names = Object.keys(rows[0]!);
+  if (rows.some((r) => Object.keys(r).length !== names.length)) throw new Error(`bulkInsert into ${table}: every row must name the same columns`);
+  const columns = names.map((c) => sql.ref(`r.${c}`));
+  // the column names come from the typed rows (Insertable<DB[T]>): Kysely cannot type a list of a generic table's columns
+  let q = db
+    .insertInto(table)
+    .columns(names as never[])
+    .expression(sql`SELECT ${sql.join(columns)} FROM ${recordset(table, rows as never[], "r")}`);
+  if (opts.onConflictDoNothing) q = q.onConflict((oc) => oc.doNothing());
+  const result = await q.executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
-

@@ -19,6 +19,7 @@
 //   the changing transaction counted the listening sessions (pg_stat_activity, application_name principal-cache)
 //   in the statement that sent it. So a caller that hears "revoked" and goes straight to another process is refused
 //   there too, even when that process was busy. A listener that died meanwhile only costs the timeout.
+import { sql } from "kysely";
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import type { Ctx } from "./context";
@@ -217,9 +218,13 @@ export async function invalidatePrincipals(ctx: Ctx, what: { keyId: string } | {
   const cache = ctx.deps.principals;
   const applied = ctx.deps.dbKind === "pg" && cache ? cache.awaitApplied(nonce) : null;
   if (ctx.deps.dbKind === "pg") {
-    const [{ listeners }] = await ctx.db.$queryRaw<{ listeners: number }[]>`
-      SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTENER_NAME}) AS listeners,
-             pg_notify(${PRINCIPAL_CHANNEL}, ${payload})::text AS sent`;
+    // pg_stat_activity is PostgreSQL's catalogue, outside the schema's types
+    const { listeners } = await ctx.sql
+      .selectNoFrom([
+        sql<number>`(SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTENER_NAME})`.as("listeners"),
+        sql<string>`pg_notify(${PRINCIPAL_CHANNEL}, ${payload})::text`.as("sent"),
+      ])
+      .executeTakeFirstOrThrow();
     applied?.setExpected(listeners);
   }
   if (!cache) return;

@@ -215,7 +215,7 @@ export async function createSubscriptionFromCheckout(
   const now = tx.clock.now();
   const tenant = await tenantOf(tx, a.session);
   // the card: the customer's new default (one default per customer, under a lock on the customer row)
-  await tx.db.$queryRaw`SELECT id FROM "Customer" WHERE id = ${a.customerId}::uuid FOR UPDATE`;
+  await tx.sql.selectFrom("Customer").select("id").where("id", "=", a.customerId).forUpdate().execute();
   await tx.db.savedCard.updateMany({ where: { customerId: a.customerId, isDefault: true }, data: { isDefault: false } });
   const card = await tx.db.savedCard.create({
     data: {

@@ -2,6 +2,7 @@
 // X-Service-PM-Token. Stored hashed; 30 minutes, or 14 days when minted for a subscription, which then restricts
 // the token to that subscription. The credential is accepted on the wallet routes only (/me/payment-methods*,
 // /me/subscriptions*) and the hosted update-card page; anywhere else it is 403 forbidden.
+import { sql } from "kysely";
 import { z } from "zod";
 import { tenantOf, type EventTenant } from "../events/events.service";
 import { requireScope, requireTenant } from "../shared/guards";
@@ -119,9 +120,13 @@ export function requireWallet(ctx: Ctx): WalletSession {
  */
 export async function walletOriginAllowed(ctx: Ctx, origin: string, applicationId?: string): Promise<boolean> {
   if (origin.length > 300 || !/^https?:\/\/[^/\s]+$/.test(origin)) return false;
-  const rows = applicationId
-    ? await ctx.db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok FROM "Application" WHERE id = ${applicationId}::uuid AND settings->'allowedOrigins' @> to_jsonb(${origin}::text) LIMIT 1`
-    : await ctx.db.$queryRaw<{ ok: number }[]>`SELECT 1 AS ok FROM "Application" WHERE settings->'allowedOrigins' @> to_jsonb(${origin}::text) LIMIT 1`;
+  let q = ctx.sql
+    .selectFrom("Application")
+    .select(sql<number>`1`.as("ok"))
+    .where(sql<boolean>`${sql.ref("settings")}->'allowedOrigins' @> to_jsonb(${origin}::text)`)
+    .limit(1);
+  if (applicationId) q = q.where("id", "=", applicationId);
+  const rows = await q.execute();
   return rows.length > 0;
 }
 

@@ -70,7 +70,7 @@ async function listCards(ctx: Ctx, customerId: string) {
 
 /** Serializes default changes, adds and removals for one customer (SELECT … FOR UPDATE). */
 async function lockCustomer(tx: Ctx, customerId: string) {
-  await tx.db.$queryRaw`SELECT id FROM "Customer" WHERE id = ${customerId}::uuid FOR UPDATE`;
+  await tx.sql.selectFrom("Customer").select("id").where("id", "=", customerId).forUpdate().execute();
 }
 
 async function customerRef(ctx: Ctx, customerId: string) {
