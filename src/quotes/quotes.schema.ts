@@ -171,9 +171,7 @@ const QuoteCustomerRef = builder.objectRef<NonNullable<QuoteView["customer"]>>("
   description: "The customer a quote is linked to",
   fields: (t) => ({ id: t.exposeID("id"), email: t.exposeString("email", { nullable: true, description: "The customer's email" }) }),
 });
-
 type AcceptanceV = NonNullable<QuoteView["acceptance"]>;
-
 const AcceptedLineRef = builder.objectRef<AcceptanceV["items"][number]>("QuoteAcceptedLine").implement({
   description: "A line as accepted",
   fields: (t) => ({
