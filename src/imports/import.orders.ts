@@ -18,7 +18,7 @@ import { type PlannedKey, plannedKeys, planKeys } from "./import.planned";
 import "./import.order-undo";
 import { type Line, type ParsedOrder, orderNumber, parseLine, parseOrder } from "./import.order-rows";
 
-// ---- the batch: an order this pass wrote (or, in a dry run, would have): later rows of its number append lines to it. */
+// ---- the batch. Known: an order this pass wrote (or, in a dry run, would have); later rows of its number append lines to it.
 interface Known {
   id: string;
   currency: string;
