@@ -143,7 +143,7 @@ export async function notifyInstallAlert(deps: Deps, tx: Tx, endpointId: string,
     creator && !creator.removedAt
       ? [creator.user.email]
       : (await tx.member.findMany({ where: { workspaceId: inst.extension.workspaceId, removedAt: null, workspaceRole: "owner" }, include: { user: { select: { email: true } } } })).map((m) => m.user.email);
-  const ctx: Ctx = { ...makeCtx(deps), db: tx, beforeCommit: [], afterCommit: [] };
+  const ctx: Ctx = { ...makeCtx(deps), db: tx, sql: sqlInPrisma(tx), beforeCommit: [], afterCommit: [] };
   const vars = { merchantName: app.name, extensionName: inst.extension.name, message };
   const cause = `extension-alert:${endpointId}:${deps.clock.now().toISOString()}`;
   // two emails: the merchant's team and the publisher belong to different workspaces and never see each other's addresses
