@@ -117,3 +117,27 @@ test("concurrent withSqlTx and Prisma statements do not see each other's uncommi
   if (app!.kind === "pg") expect(early).toBe(ws.name);
   else expect([early, await read]).toEqual(["waiting", "uncommitted"]);
 });
+
+test("the root query builder refuses to run inside an open transaction (it would run outside it, and on PGlite wait for the command's own lock)", async () => {
+  const c = ctx();
+  const ws = await workspace("root-in-tx");
+  const rootRead = () => c.deps.sql.selectFrom("Workspace").select("name").where("id", "=", ws.id).executeTakeFirst();
+  const started = Date.now();
+  for (const run of [withTx, withSqlTx]) {
+    await expect(
+      run(c, async (tx) => {
+        await tx.sql.updateTable("Workspace").set({ name: "inside" }).where("id", "=", ws.id).execute();
+        return rootRead();
+      }),
+    ).rejects.toThrow(/root query builder \(deps.sql\) inside an open transaction: use tx.sql/);
+  }
+  expect(Date.now() - started).toBeLessThan(2_000); // refused at once, not after the transaction's timeout
+  // both commands rolled back; once a transaction has ended, work it started may use the root again
+  let later: Promise<unknown> = Promise.resolve();
+  await withTx(c, async (tx) => {
+    later = new Promise((r) => setTimeout(r, 50)).then(rootRead);
+    return tx.sql.selectFrom("Workspace").select("id").where("id", "=", ws.id).execute();
+  });
+  expect(await later).toEqual({ name: ws.name });
+  expect(await rootRead()).toEqual({ name: ws.name });
+});

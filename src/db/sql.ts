@@ -23,6 +23,7 @@ import type { Pool, PoolClient } from "pg";
 import type { DB } from "../generated/kysely/types";
 import { PGliteDialect } from "./pglite-dialect";
 import { sqlParams } from "./sql-values";
+import { RootOutsideTransactions } from "./tx-scope";
 import type { StatementNames } from "./prepared";
 
 export type { DB };
@@ -46,9 +47,9 @@ function namingPool(pool: Pool, names: StatementNames | null): PostgresPool {
 }
 
 export function sqlOnPg(pool: Pool, names: StatementNames | null): Sql {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool, names) }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool, names) }), plugins: [new RootOutsideTransactions()] });
 }
 
 export function sqlOnPglite(pglite: PGlite): Sql {
-  return new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return new Kysely<DB>({ dialect: new PGliteDialect(pglite), plugins: [new RootOutsideTransactions()] });
 }

@@ -11,6 +11,7 @@ import type { PrincipalCache } from "./principal-cache";
 import type { DomainError } from "./errors";
 import type { Sql } from "../db/sql";
 import { sqlInPrisma } from "../db/prisma-tx-dialect";
+import { inTransactionScope } from "../db/tx-scope";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -118,9 +119,12 @@ export async function withTx<T>(
   if (ctx.afterCommit) return fn(ctx);
   return retried(async () => {
     const hooks: (() => void | Promise<void>)[] = [];
-    const result = await ctx.deps.prisma.$transaction(
-      (db) => runCommand({ ...ctx, db, sql: sqlInPrisma(db), afterCommit: hooks, beforeCommit: [] }, fn),
-      { maxWait: TX_MAX_WAIT_MS, timeout: TX_TIMEOUT_MS, isolationLevel: opts.isolationLevel },
+    const result = await inTransactionScope(() =>
+      ctx.deps.prisma.$transaction((db) => runCommand({ ...ctx, db, sql: sqlInPrisma(db), afterCommit: hooks, beforeCommit: [] }, fn), {
+        maxWait: TX_MAX_WAIT_MS,
+        timeout: TX_TIMEOUT_MS,
+        isolationLevel: opts.isolationLevel,
+      }),
     );
     await runAfterCommit(hooks);
     return result;
@@ -141,9 +145,10 @@ export async function withSqlTx<T>(
   if (ctx.afterCommit) return fn(ctx);
   return retried(async () => {
     const hooks: (() => void | Promise<void>)[] = [];
-    let tx = ctx.deps.sql.transaction();
+    // the transaction's own handle, without the root's guard against statements outside it (db/tx-scope.ts)
+    let tx = ctx.deps.sql.withoutPlugins().transaction();
     if (opts.isolationLevel) tx = tx.setIsolationLevel(ISOLATION[opts.isolationLevel]);
-    const result = await tx.execute((sql) => runCommand({ ...ctx, db: NO_PRISMA, sql, afterCommit: hooks, beforeCommit: [] }, fn));
+    const result = await inTransactionScope(() => tx.execute((sql) => runCommand({ ...ctx, db: NO_PRISMA, sql, afterCommit: hooks, beforeCommit: [] }, fn)));
     await runAfterCommit(hooks);
     return result;
   });
