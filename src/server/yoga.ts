@@ -2,7 +2,7 @@
 // extensions.code, depth/alias/cost limits, bundled GraphiQL outside production.
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
-import type { DocumentNode } from "graphql";
+import { type DocumentNode, execute } from "graphql";
 import { operationIsGated } from "../platform/live-gate";
 import { authenticateRequest } from "../platform/auth.service";
 import { refusedState } from "../rest/http";
@@ -82,6 +82,26 @@ function liveGatePlugin() {
   };
 }
 
+/**
+ * Queries and mutations run on graphql-js's own `execute` (Yoga's default, @graphql-tools/executor's, adds
+ * incremental delivery we do not serve and costs about a third more CPU on a large selection: bench/RESULTS.md,
+ * issue 36). Subscriptions keep Yoga's executor. Envelop's public `setExecuteFn` hook.
+ */
+function graphqlJsExecute() {
+  // A request graphql-js refuses before executing (a variable of the wrong type or missing, an unknown operation)
+  // answers `{ errors }` without `data`: GraphQL over HTTP makes that a 400, as Yoga's executor marks it.
+  const run: typeof execute = (args) => {
+    const result = execute(args);
+    if ("then" in result || "data" in result) return result;
+    return { errors: result.errors?.map((e) => createGraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, extensions: { ...e.extensions, http: { status: 400 } } })) };
+  };
+  return {
+    onExecute({ setExecuteFn }: { setExecuteFn: (fn: typeof execute) => void }) {
+      setExecuteFn(run);
+    },
+  };
+}
+
 /** RateLimit-* headers on GraphQL HTTP responses: the context of each request keeps its bucket's state. */
 const limitByRequest = new WeakMap<Request, GqlContext>();
 
@@ -110,6 +130,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       return ctx;
     },
     plugins: [
+      graphqlJsExecute(),
       liveGatePlugin(),
       unknownIdArguments(),
       idempotentMutations(),
