@@ -147,7 +147,8 @@ interface BenchAppOptions {
  */
 export async function startBenchApp(bench: BenchDb, env: Record<string, string> = {}, opts: BenchAppOptions = {}): Promise<BenchApp> {
   const { db, created } = bench;
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "", ...env });
+  // REDIS_URL passes through, as `npm start` reads it: with it set the rate limiter counts in Redis, not in the database
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "error", DATABASE_URL: created?.url ?? "", REDIS_URL: process.env.REDIS_URL ?? "", ...env });
   const deps: Deps = { prisma: db.prisma, sql: db.sql, dbKind: db.kind, clock: systemClock, config, hub: new EventHub(), limits: new RateLimits(limitSpecs(config), storeFor(config, db)) };
   await opts.beforeBuild?.(deps);
   const app = buildApp(deps, db);

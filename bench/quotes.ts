@@ -26,7 +26,7 @@ const QUERY = `query Q($id: ID!) { quote(id: $id) {
   acceptedRevisionId acceptedAt acceptance { by name email reason items { itemId selected quantity } } checkoutSessionId orderId convertedAt createdAt updatedAt } }
 fragment R on QuoteRevision { id number status items { id name description unitPrice quantity type optional selected qtyEditable sku referenceId note targetUnitPrice deliveryMethod total }
   paymentTerms { mode netN balanceNetN } deposit { type value } depositAmount collectShipping collectBilling collect { shippingAddress billingAddress }
-  collectDefault { shippingAddress billingAddress } shippingMode shippingAmount subtotal shippingTotal taxTotal total issuedAt supersededAt createdAt updatedAt }`;
+  collectDefault { shippingAddress billingAddress } shippingMode shippingAmount subtotal shippingTotal taxTotal taxCountry notes total terms taxLines { amount jurisdiction name rateBps } parties { buyer { name email company reference billingAddress { addressLine1 addressLine2 city countryCode postalCode stateProvince } shippingAddress { addressLine1 addressLine2 city countryCode postalCode stateProvince } } seller { name legalName email phone taxId paymentInstructions address { addressLine1 addressLine2 city countryCode postalCode stateProvince } } } issuedAt supersededAt createdAt updatedAt }`;
 
 /** BENCH_PROFILE=<target index>: a CPU profile of this process while that target is measured (written to the cwd). */
 async function startProfile() {
@@ -66,6 +66,18 @@ async function cannon(t: Target, seconds: number) {
   const { stdout: out } = await promisify(execFile)(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   const r = JSON.parse(out);
   return { rps: r.requests.average as number, p50: r.latency.p50 as number, p99: r.latency.p99 as number, total: r.requests.total as number, non2xx: r.non2xx as number, errors: r.errors as number };
+}
+
+/** The path of the first value that differs between two JSON values ("" when equal). */
+function firstDifference(a: unknown, b: unknown, at = "$"): string {
+  if (isDeepStrictEqual(a, b)) return "";
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDifference((a as any)[k], (b as any)[k], `${at}.${k}`);
+      if (d) return d;
+    }
+  }
+  return `${at} (${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)})`;
 }
 
 async function fetchJson(t: Target) {
@@ -110,7 +122,7 @@ async function main() {
   const checks: string[] = [];
   if (rest.status !== 200 || bareRes.status !== 200 || gql.status !== 200) checks.push(`statuses ${rest.status} / ${gql.status} / ${bareRes.status}`);
   if (!isDeepStrictEqual(rest.body, bareRes.body)) checks.push("the bare JSON differs from the REST JSON");
-  if (!isDeepStrictEqual(gql.body?.data?.quote, rest.body?.data)) checks.push("the GraphQL quote differs from the REST quote");
+  if (!isDeepStrictEqual(gql.body?.data?.quote, rest.body?.data)) checks.push(`the GraphQL quote differs from the REST quote at ${firstDifference(gql.body?.data?.quote, rest.body?.data)}`);
   const shape = rest.body.data;
   const size = Buffer.byteLength(JSON.stringify(rest.body));
 
