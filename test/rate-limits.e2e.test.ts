@@ -213,16 +213,33 @@ describe("two processes share one limit", () => {
   });
 });
 
+describe("on the embedded database the limiter counts in the process's memory", () => {
+  let t: TestApp;
+  beforeAll(async () => void (t = (await startTestApp({ db: "embedded" }))!));
+  afterAll(() => t?.close());
+
+  test("exactly the limit is admitted, and no counter is written to the database", async () => {
+    expect(t.db.kind).toBe("pglite");
+    const l = new RateLimits({ ...limitSpecs(t.deps.config), credential: { points: 50, durationMs: 60_000 } }, storeFor(t.deps.config, t.db));
+    let admitted = 0;
+    for (let i = 0; i < 60; i++) admitted += await l.consume("credential", "key:embedded").then(() => 1, (e) => (expect(e.code).toBe("rate_limited"), 0));
+    expect(admitted).toBe(50);
+    expect(await t.deps.prisma.rateLimit.count()).toBe(0);
+    await l.close();
+  });
+});
+
+// PostgreSQL's store (the embedded database's limiter is in memory, above; Redis: "two processes share one limit")
 describe.each(["credential", "checkoutIp"] as const)("the %s bucket on the store", (bucket) => {
   let t: TestApp;
-  beforeAll(async () => void (t = (await startTestApp())!));
+  beforeAll(async () => void (t = (await startPgApp())!));
   afterAll(() => t?.close());
 
   const limiter = () =>
     new RateLimits({ ...limitSpecs(t.deps.config), [bucket]: { points: 200, durationMs: 60_000 } }, storeFor(t.deps.config, t.db, `b${randomBytes(4).toString("hex")}`));
   const stored = async () => (await t.deps.prisma.rateLimit.findMany({ where: { key: { startsWith: `${bucket}:` } } })).reduce((n, r) => n + r.points, 0);
 
-  test("one process: exactly the limit is admitted, counting down; the refusals after it are answered in memory", async () => {
+  pgTest("one process: exactly the limit is admitted, counting down; the refusals after it are answered in memory", async () => {
     await t.deps.prisma.rateLimit.deleteMany({});
     const l = limiter();
     let refused = 0;
@@ -243,7 +260,7 @@ describe.each(["credential", "checkoutIp"] as const)("the %s bucket on the store
     expect(await stored()).toBe(200);
   });
 
-  test("two limiters on one store admit exactly the limit between them", async () => {
+  pgTest("two limiters on one store admit exactly the limit between them", async () => {
     await t.deps.prisma.rateLimit.deleteMany({});
     const [a, b] = [limiter(), limiter()];
     let admitted = 0;

@@ -1,15 +1,16 @@
 // One rate limiter for every route that needs one (rate-limiter-flexible): counters live in Redis when REDIS_URL
-// is set, else in the database's UNLOGGED "RateLimit" table (PostgreSQL, or the embedded PGlite through a small
-// shim), so every process sharing the store enforces one limit together. Limits are named; each has a
+// is set, else in PostgreSQL's UNLOGGED "RateLimit" table (one statement per counted request), so every process
+// sharing the store enforces one limit together. On the embedded database (PGlite, whose data folder one process
+// opens) they live in that process's memory: the same limits, exact for the only process there is, at no statement
+// per request; they start again from zero when the process restarts. Limits are named; each has a
 // configurable `points/duration` (config.ts RATE_LIMIT_*). A refusal is 429 rate_limited with Retry-After.
 //
 // Buckets: per credential on authenticated routes; failed authentication per IP; the keyless checkout routes per
 // IP and per session; card declines per session and per IP (the card-testing guard). The quote buyer routes and
 // the request endpoint add their buckets to LIMITS and call the same consume().
-import type { PGlite } from "@electric-sql/pglite";
 import Redis from "ioredis";
 import type { Pool } from "pg";
-import { type RateLimiterAbstract, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { Config } from "../config";
 import { sha256Hex } from "./crypto";
 import { DomainError } from "./errors";
@@ -45,20 +46,9 @@ export interface LimitState {
   resetSeconds: number;
 }
 
-export type LimitStore = { kind: "redis"; url: string; namespace: string } | { kind: "pg"; pool: Pool } | { kind: "pglite"; pglite: PGlite };
+export type LimitStore = { kind: "redis"; url: string; namespace: string } | { kind: "pg"; pool: Pool } | { kind: "memory" };
 
 const TABLE = "RateLimit";
-
-/** PGlite as the library's `client`: object-form query, int8 `expire` as a number, rowCount for SELECTs. */
-function pgliteClient(pglite: PGlite) {
-  return {
-    query: async (q: { text: string; values?: unknown[] }) => {
-      const r = await pglite.query<Record<string, unknown>>(q.text, q.values ?? []);
-      const rows = r.rows.map((row) => (typeof row.expire === "bigint" ? { ...row, expire: Number(row.expire) } : row));
-      return { rows, rowCount: /^\s*select/i.test(q.text) ? rows.length : (r.affectedRows ?? rows.length) };
-    },
-  };
-}
 
 export class RateLimits {
   private readonly limiters = new Map<LimitName, RateLimiterAbstract>();
@@ -80,13 +70,16 @@ export class RateLimits {
       const limiter =
         store.kind === "redis"
           ? new RateLimiterRedis({ ...common, keyPrefix: `${store.namespace}:${name}`, storeClient: this.redis })
-          : new RateLimiterPostgres({
-              ...common,
-              tableName: TABLE,
-              tableCreated: true,
-              clearExpiredByTimeout: name === "credential", // one sweeper per process is enough: they share the table
-              ...(store.kind === "pg" ? { storeClient: store.pool, storeType: "pool" } : { storeClient: pgliteClient(store.pglite), storeType: "client" }),
-            });
+          : store.kind === "pg"
+            ? new RateLimiterPostgres({
+                ...common,
+                tableName: TABLE,
+                tableCreated: true,
+                clearExpiredByTimeout: name === "credential", // one sweeper per process is enough: they share the table
+                storeClient: store.pool,
+                storeType: "pool",
+              })
+            : new RateLimiterMemory({ keyPrefix: name, points: spec.points, duration: common.duration });
       this.limiters.set(name, limiter);
     }
   }
@@ -217,8 +210,8 @@ export function limitSpecs(config: Config): Record<LimitName, LimitSpec | null> 
   return out;
 }
 
-export function storeFor(config: Config, db: { kind: "pg" | "pglite"; pool?: Pool; pglite?: PGlite }, namespace = "rl"): LimitStore {
+export function storeFor(config: Config, db: { kind: "pg" | "pglite"; pool?: Pool }, namespace = "rl"): LimitStore {
   if (config.REDIS_URL) return { kind: "redis", url: config.REDIS_URL, namespace };
   if (db.kind === "pg") return { kind: "pg", pool: db.pool! };
-  return { kind: "pglite", pglite: db.pglite! };
+  return { kind: "memory" };
 }

@@ -38,8 +38,8 @@ export interface TestApp {
 export type BootstrapLike = Pick<BootstrapResult, "workspaceId" | "applicationId" | "environments" | "dashboardToken" | "apiKey">;
 
 export interface StartOptions {
-  /** "pg" requires the real server (returns null when none is reachable); default follows DATABASE_URL */
-  db?: "pg" | "default";
+  /** "pg" requires the real server (returns null when none is reachable); "embedded" is PGlite whatever the pass; default follows DATABASE_URL */
+  db?: "pg" | "embedded" | "default";
   clock?: Clock | "fixed";
   env?: Record<string, string>;
   /** false: no background delivery worker (tests drive it); otherwise its options */
@@ -73,7 +73,7 @@ function pgliteOptions(): Partial<PGliteOptions> {
 }
 
 export async function startTestApp(opts: StartOptions = {}): Promise<TestApp | null> {
-  const wantPg = opts.db === "pg" || Boolean(process.env.DATABASE_URL);
+  const wantPg = opts.db === "pg" || (opts.db !== "embedded" && Boolean(process.env.DATABASE_URL));
   let dropDb: (() => Promise<void>) | undefined;
   let url: string | undefined;
   if (opts.databaseUrl) {
