@@ -12,6 +12,7 @@ import { DomainError, errors } from "../shared/errors";
 import type { Actor, OrderStatus } from "./order.machine";
 import { type FullOrder, syncOrderAfterPayment } from "./orders.service";
 import { isUuid } from "../shared/ids";
+import { lockTenantRow } from "../shared/tenant-lock";
 
 /** The caller as history rows take it (type and id; shared/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
@@ -33,14 +34,7 @@ export function actorData(ctx: Ctx) {
 export async function lockOrder(tx: Ctx, id: string): Promise<FullOrder> {
   const t = requireTenant(tx);
   if (!isUuid(id)) throw errors.notFound("Order");
-  const hit = await tx.sql
-    .selectFrom("Order")
-    .select("id")
-    .where("id", "=", id)
-    .where("applicationId", "=", t.applicationId)
-    .where("environmentId", "=", t.environmentId)
-    .forUpdate()
-    .execute();
+  const hit = await lockTenantRow(tx, "Order", t, id).execute();
   if (!hit.length) throw errors.notFound("Order");
   return tx.db.order.findUniqueOrThrow({ where: { id }, include: { lineItems: true, payments: true } });
 }
