@@ -14,7 +14,7 @@ import { type Ctx, withTx } from "../shared/context";
 import { errors, type Issue, parseInput } from "../shared/errors";
 import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
-import { assertCartFits, assertCartTotalsFit } from "./carts.service";
+import { assertCartFits, assertCartTotalsFit, cartFitsSql } from "./carts.service";
 import { assertCartEditable, EDITABLE_STATUSES, lockEditableCart, type TenantIds } from "./carts.machine";
 import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
 import { isUuid } from "../shared/ids";
@@ -131,10 +131,14 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
   });
   const gross = input.unitPrice * input.quantity;
   const ref = sql.ref;
-  const fits = sql<SqlBool>`${ref("lock.status")} = ANY (${[...EDITABLE_STATUSES]}::text[]) AND ${ref("cur.n")} < ${MAX_LINE_ITEMS}
-    AND ${ref("cur.subtotal")} + ${gross}::float8 <= ${MAX_AMOUNT}
-    AND ${ref("cur.tax")} + ${input.taxAmount}::float8 + ${ref("lock.taxLinesTotal")} <= ${MAX_AMOUNT}
-    AND ${ref("cur.subtotal")} + ${gross}::float8 - ${ref("cur.discount")} - ${input.discountAmount}::float8 + ${ref("lock.shipping")} + ${ref("cur.tax")} + ${input.taxAmount}::float8 + ${ref("lock.taxLinesTotal")} <= ${MAX_AMOUNT}`;
+  // the cart's parts with this line, as the statement sees them after the lock
+  const after = cartFitsSql({
+    subtotal: sql<number>`${ref("cur.subtotal")} + ${gross}::float8`,
+    discount: sql<number>`${ref("cur.discount")} + ${input.discountAmount}::float8`,
+    shipping: ref<number>("lock.shipping"),
+    tax: sql<number>`${ref("cur.tax")} + ${input.taxAmount}::float8 + ${ref("lock.taxLinesTotal")}`,
+  });
+  const fits = sql<SqlBool>`${ref("lock.status")} = ANY (${[...EDITABLE_STATUSES]}::text[]) AND ${ref("cur.n")} < ${MAX_LINE_ITEMS} AND ${after}`;
   const statement = ctx.sql
     .with("lock", (db) =>
       db

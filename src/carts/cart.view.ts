@@ -21,8 +21,29 @@ export interface CartTotals {
   total: number;
 }
 
+/** A cart's parts, as numbers or as SQL expressions: its lines' gross, every discount, shipping, every tax. */
+export interface CartParts<T> {
+  subtotal: T;
+  discount: T;
+  shipping: T;
+  tax: T;
+}
+
+/** Sums and differences over numbers or over SQL expressions, for a formula that serves both. */
+export interface Arithmetic<T> {
+  plus(...terms: T[]): T;
+  minus(a: T, b: T): T;
+}
+
+export const NUMBERS: Arithmetic<number> = { plus: (...terms) => terms.reduce((a, b) => a + b, 0), minus: (a, b) => a - b };
+
+/** The totals of a cart from its parts, in either arithmetic: total = subtotal - discount + shipping + tax. */
+export function totalsOf<T>(p: CartParts<T>, ar: Arithmetic<T>) {
+  return { subtotal: p.subtotal, discountTotal: p.discount, shippingTotal: p.shipping, taxTotal: p.tax, total: ar.plus(ar.minus(p.subtotal, p.discount), p.shipping, p.tax) };
+}
+
 /**
- * subtotal - discountTotal + shippingTotal + taxTotal; tax is the lines' own tax plus the cart's tax lines. The
+ * totalsOf the lines and the cart's charges; tax is the lines' own tax plus the cart's tax lines. The
  * discount total is the lines' own discounts plus the applied promotion code's amount (a cart-level discount on
  * what the lines' discounts leave).
  */
@@ -38,7 +59,7 @@ export function cartTotals(cart: {
   const discountTotal = lineDiscounts + (code ? discountAmountOn(code, subtotal - lineDiscounts) : 0);
   const shippingTotal = cart.selectedShipping?.rateAmount ?? 0;
   const taxTotal = sum(cart.lineItems.map((l) => l.taxAmount)) + sum(cart.taxLines.map((t) => t.amount));
-  return { subtotal, discountTotal, shippingTotal, taxTotal, total: subtotal - discountTotal + shippingTotal + taxTotal };
+  return totalsOf({ subtotal, discount: discountTotal, shipping: shippingTotal, tax: taxTotal }, NUMBERS);
 }
 
 /** What a promotion code applies to: the subtotal less the lines' own discounts. */

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
-import { type Expression, expressionBuilder, type RawBuilder, sql } from "kysely";
+import { type Expression, expressionBuilder, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { DB } from "../db/sql";
 import { findCustomer } from "../customers/customers.service";
 import { emailSchema } from "../shared/email";
@@ -13,11 +13,11 @@ import { requireScope, requireTenant } from "../shared/guards";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
-import { amount, assertSumsFit, currencyCode, sum } from "../shared/money";
+import { amount, assertSumsFit, currencyCode, MAX_AMOUNT, sum } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { lockEditableCart, type TenantIds } from "./carts.machine";
 import { isUuid } from "../shared/ids";
-import { type CartTotals, cartTotals, selectedShippingOf, taxLinesOf } from "./cart.view";
+import { type Arithmetic, type CartParts, type CartTotals, cartTotals, NUMBERS, selectedShippingOf, taxLinesOf, totalsOf } from "./cart.view";
 
 // ---- shapes of the JSON columns ---------------------------------------------------------------------
 
@@ -158,9 +158,26 @@ export function shapeCartLines(lines: unknown[]): CartLineItem[] {
   return (lines as (CartLineItem & { createdAt: string })[]).map((l) => ({ ...l, createdAt: new Date(l.createdAt) }));
 }
 
-/** 422 when any of a cart's totals would pass MAX_AMOUNT (they are stored and served as 32-bit integers). */
+/**
+ * The cart total ceiling: these totals must each stay within MAX_AMOUNT (they are stored and served as 32-bit
+ * integers). Checked on numbers (assertTotalsFit) and, in the line add's statement, in SQL (cartFitsSql).
+ */
+const CEILED_TOTALS = ["subtotal", "taxTotal", "total"] as const;
+
+/** 422 when any of a cart's totals would pass MAX_AMOUNT. */
 export function assertTotalsFit(totals: CartTotals) {
-  assertSumsFit((["subtotal", "taxTotal", "total"] as const).map((k) => ({ path: [k], value: totals[k], what: `The cart's ${k}` })));
+  assertSumsFit(CEILED_TOTALS.map((k) => ({ path: [k], value: totals[k], what: `The cart's ${k}` })));
+}
+
+const SQL_ARITHMETIC: Arithmetic<Expression<number>> = {
+  plus: (...terms) => sql<number>`(${sql.join(terms.map((t) => sql`(${t})`), sql` + `)})`,
+  minus: (a, b) => sql<number>`((${a}) - (${b}))`,
+};
+
+/** The ceiling as a SQL condition on a cart's parts given as SQL: true while every ceiled total fits. */
+export function cartFitsSql(parts: CartParts<Expression<number>>): RawBuilder<SqlBool> {
+  const totals = totalsOf(parts, SQL_ARITHMETIC);
+  return sql<SqlBool>`${sql.join(CEILED_TOTALS.map((k) => sql`${totals[k]} <= ${MAX_AMOUNT}`), sql` AND `)}`;
 }
 
 /** After a line changes (inside its transaction): the cart's totals, summed in SQL, must still fit. */
@@ -184,9 +201,9 @@ export async function assertCartTotalsFit(ctx: Ctx, cartId: string) {
 
 /** The same check from sums already at hand: the lines' subtotal, discounts and taxes, and the cart's charges. */
 export function assertCartFits(subtotal: number, discount: number, lineTax: number, selectedShipping: unknown, taxLines: unknown) {
-  const shippingTotal = (selectedShipping as SelectedShipping | null)?.rateAmount ?? 0;
-  const taxTotal = lineTax + sum(((taxLines as TaxLine[] | null) ?? []).map((t) => t.amount));
-  assertTotalsFit({ subtotal, discountTotal: discount, shippingTotal, taxTotal, total: subtotal - discount + shippingTotal + taxTotal });
+  const shipping = (selectedShipping as SelectedShipping | null)?.rateAmount ?? 0;
+  const tax = lineTax + sum(((taxLines as TaxLine[] | null) ?? []).map((t) => t.amount));
+  assertTotalsFit(totalsOf({ subtotal, discount, shipping, tax }, NUMBERS));
 }
 
 async function loadCart(ctx: Ctx, tenant: TenantIds, id: string): Promise<CartWithItems> {

@@ -8,7 +8,7 @@ import type { Ctx } from "../shared/context";
 import { randomToken } from "../shared/crypto";
 import { errors, parseInput } from "../shared/errors";
 import { hasScope } from "../shared/scopes";
-import { manifestOf } from "./manifest";
+import { manifestOf, manifestOfRow } from "./manifest";
 
 export const newId = (prefix: "ext" | "ver" | "inst" | "extc") => `${prefix}_${randomToken(24)}`;
 export const idLike = (prefix: string, id: string) => new RegExp(`^${prefix}_[A-Za-z0-9]{1,64}$`).test(id);
@@ -89,14 +89,7 @@ export function extensionView(e: Extension) {
   return {
     id: e.id,
     workspaceId: e.workspaceId,
-    name: e.name,
-    description: e.description,
-    iframeUrl: e.iframeUrl,
-    webhookUrl: e.webhookUrl,
-    eventSubscriptions: e.eventSubscriptions,
-    scopes: e.scopes,
-    installCallbackUrl: e.installCallbackUrl,
-    configSchema: (e.configSchema as Record<string, unknown> | null) ?? null,
+    ...manifestOfRow(e),
     lifecycle: e.lifecycle as "draft" | "published" | "delisted",
     iconKey: e.iconKey,
     screenshotKeys: e.screenshotKeys,

@@ -20,22 +20,9 @@ import {
   requirePublisher,
   versionView,
 } from "./extensions.common";
-import { checkCallbackUrl, checkManifest, createExtensionInput, type Manifest, updateExtensionInput } from "./manifest";
+import { checkCallbackUrl, checkManifest, createExtensionInput, type Manifest, manifestOfRow, updateExtensionInput } from "./manifest";
 
 const json = (v: unknown) => (v === null ? (null as unknown as Prisma.InputJsonValue) : (v as Prisma.InputJsonValue));
-
-function manifestOfRow(e: { name: string; description: string | null; iframeUrl: string | null; webhookUrl: string | null; eventSubscriptions: string[]; scopes: string[]; installCallbackUrl: string | null; configSchema: unknown }): Manifest {
-  return {
-    name: e.name,
-    description: e.description,
-    iframeUrl: e.iframeUrl,
-    webhookUrl: e.webhookUrl,
-    eventSubscriptions: e.eventSubscriptions,
-    scopes: e.scopes,
-    installCallbackUrl: e.installCallbackUrl,
-    configSchema: (e.configSchema as Record<string, unknown> | null) ?? null,
-  };
-}
 
 function manifestData(m: Manifest) {
   return { ...m, configSchema: m.configSchema === null ? undefined : json(m.configSchema) };

@@ -9,7 +9,7 @@ import { invalidatePrincipals } from "../shared/principal-cache";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { revealOnce } from "../shared/secrets";
-import { openSigningSecret, rotateSigningSecretOf } from "../webhooks/endpoints.service";
+import { openSigningSecret, previousSecretOf, rotateSigningSecretOf } from "../webhooks/endpoints.service";
 import { idLike } from "./extensions.common";
 import { installTenant, mintInstallKey } from "./installations.service";
 import { manifestOf } from "./manifest";
@@ -98,8 +98,6 @@ async function endpointOf(ctx: Ctx, inst: Installation) {
 export async function readWebhookSecret(ctx: Ctx, id: string) {
   const inst = await selfInstall(ctx, id, true);
   const ep = await endpointOf(ctx, inst);
-  const now = ctx.clock.now();
-  const inWindow = ep.previousSecret && ep.previousSecretExpiresAt && ep.previousSecretExpiresAt > now;
   return {
     installationId: inst.id,
     installSequence: inst.installSequence,
@@ -107,7 +105,7 @@ export async function readWebhookSecret(ctx: Ctx, id: string) {
     url: ep.url,
     enabledEvents: ep.enabledEvents,
     signingSecret: openSigningSecret(ctx, ep),
-    previousSecretExpiresAt: inWindow ? ep.previousSecretExpiresAt!.toISOString() : null,
+    previousSecretExpiresAt: previousSecretOf(ep, ctx.clock.now())?.expiresAt.toISOString() ?? null,
   };
 }
 

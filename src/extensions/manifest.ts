@@ -140,6 +140,20 @@ export function checkManifest(m: Manifest): Manifest {
 }
 
 /** The manifest a version stored (older snapshots may lack fields: defaults fill them). */
+/** An extension row's own manifest fields (what its next version snapshots; its view shows them). */
+export function manifestOfRow(e: { name: string; description: string | null; iframeUrl: string | null; webhookUrl: string | null; eventSubscriptions: string[]; scopes: string[]; installCallbackUrl: string | null; configSchema: unknown }): Manifest {
+  return {
+    name: e.name,
+    description: e.description,
+    iframeUrl: e.iframeUrl,
+    webhookUrl: e.webhookUrl,
+    eventSubscriptions: e.eventSubscriptions,
+    scopes: e.scopes,
+    installCallbackUrl: e.installCallbackUrl,
+    configSchema: (e.configSchema as Record<string, unknown> | null) ?? null,
+  };
+}
+
 export function manifestOf(json: unknown): Manifest {
   const m = (json ?? {}) as Partial<Manifest>;
   return {

@@ -5,11 +5,11 @@
 // application or the environment.
 import { z } from "zod";
 import { memberCanUseEnvironment, memberHasPermission } from "../shared/permissions";
-import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
+import type { Principal } from "../shared/principal";
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { verifySessionToken } from "./session-keys";
-import { billingColumns, billingOfRow } from "../platform/workspace-billing";
+import { credentialTenant, memberColumns, memberInfoOf, tenantOfRow } from "../platform/credential-rows";
 import { extensionScopes, manifestOf, originOf, roleOf, SESSION_TOKEN_USE } from "./session-claims";
 
 
@@ -42,26 +42,17 @@ export async function authenticateExtensionSession(ctx: Ctx, token: string): Pro
   const c = parsed.data;
   if (c.aud !== c.extensionId) throw refused();
   // One round trip for every row the token leans on (an extension calls on each bridge request).
-  const row = await ctx.sql
-    .selectFrom("Installation as i")
+  const row = await credentialTenant(ctx.sql)
+    .innerJoin("Installation as i", (j) => j.onRef("i.workspaceId", "=", "w.id").onRef("i.applicationId", "=", "a.id").onRef("i.environmentId", "=", "e.id"))
     .innerJoin("Extension as x", "x.id", "i.extensionId")
     .leftJoin("ExtensionVersion as v", "v.id", "i.versionId")
-    .innerJoin("Workspace as w", "w.id", "i.workspaceId")
-    .leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")
-    .innerJoin("Application as a", "a.id", "i.applicationId")
-    .innerJoin("Environment as e", "e.id", "i.environmentId")
     .innerJoin("DashboardSession as s", (j) => j.on("s.id", "=", c.sid))
     .innerJoin("Member as m", "m.id", "s.memberId")
     .innerJoin("User as u", "u.id", "m.userId")
-    .select(["i.status", "i.extensionId", "i.workspaceId", "i.applicationId", "i.environmentId", "i.versionId"])
+    .select(["i.status", "i.extensionId", "i.versionId"])
     .select(["x.name as extName", "x.scopes as extScopes", "x.iframeUrl as extIframeUrl", "v.version", "v.manifest"])
-    .select(["w.name as wsName", "w.slug as wsSlug"])
-    .select(billingColumns)
-    .select(["a.name as appName", "a.slug as appSlug", "a.currency as appCurrency"])
-    .select(["e.slug as envSlug", "e.kind as envKind", "e.providerEnvironment as envProvider", "e.status as envStatus"])
     .select(["s.revokedAt as sRevokedAt", "s.expiresAt as sExpiresAt"])
-    .select(["m.id as memberId", "m.workspaceId as mWorkspaceId", "m.workspaceRole", "m.applicationRoles", "m.environmentGrants", "m.removedAt"])
-    .select(["u.id as userId", "u.email"])
+    .select(memberColumns)
     .where("i.id", "=", c.installationId)
     .executeTakeFirst();
   const now = ctx.clock.now();
@@ -69,28 +60,21 @@ export async function authenticateExtensionSession(ctx: Ctx, token: string): Pro
     !row ||
     row.status !== "active" ||
     row.extensionId !== c.extensionId ||
-    row.workspaceId !== c.workspace.id ||
-    row.applicationId !== c.application.id ||
-    row.environmentId !== c.environment.environmentId ||
+    row.wsId !== c.workspace.id ||
+    row.appId !== c.application.id ||
+    row.envId !== c.environment.environmentId ||
     row.envStatus !== "active" ||
     row.sRevokedAt ||
     (row.sExpiresAt && row.sExpiresAt <= now) ||
     row.removedAt ||
-    row.mWorkspaceId !== row.workspaceId ||
+    row.mWorkspaceId !== row.wsId ||
     row.userId !== c.sub
   ) {
     throw refused();
   }
-  const member: MemberInfo = {
-    id: row.memberId,
-    userId: row.userId,
-    email: row.email,
-    workspaceRole: row.workspaceRole as MemberInfo["workspaceRole"],
-    applicationRoles: (row.applicationRoles ?? []) as MemberInfo["applicationRoles"],
-    environmentGrants: (row.environmentGrants ?? { grantType: "all" }) as MemberInfo["environmentGrants"],
-  };
-  const environment = { id: row.environmentId, slug: row.envSlug, kind: row.envKind as EnvironmentKind, providerEnvironment: row.envProvider as "production" | "sandbox" };
-  if (!memberHasPermission(member, "application:read", row.applicationId) || !memberCanUseEnvironment(member, environment)) throw refused();
+  const member = memberInfoOf(row);
+  const tenant = tenantOfRow(row);
+  if (!memberHasPermission(member, "application:read", row.appId) || !memberCanUseEnvironment(member, tenant.environment)) throw refused();
   const manifest = manifestOf(row.versionId ? { manifest: row.manifest } : null, { scopes: row.extScopes, iframeUrl: row.extIframeUrl });
   // The scopes the token was minted with, and still held by the installed version (an upgrade may have dropped some).
   const current = new Set(extensionScopes(manifest.scopes));
@@ -98,10 +82,7 @@ export async function authenticateExtensionSession(ctx: Ctx, token: string): Pro
   return {
     type: "extension_session",
     credentialId: `extension_session:${c.installationId}:${row.memberId}`,
-    workspace: { id: row.workspaceId, name: row.wsName, slug: row.wsSlug },
-    billing: billingOfRow(row),
-    application: { id: row.applicationId, name: row.appName, slug: row.appSlug, currency: row.appCurrency },
-    environment,
+    ...tenant,
     environmentExplicit: true,
     scopes,
     apiKey: null,
@@ -114,7 +95,7 @@ export async function authenticateExtensionSession(ctx: Ctx, token: string): Pro
       version: row.version,
       user: { id: row.userId, email: row.email },
       memberId: row.memberId,
-      role: roleOf(member, row.applicationId) ?? "viewer",
+      role: roleOf(member, row.appId) ?? "viewer",
       iframeOrigin: originOf(manifest.iframeUrl),
       expiresAt: new Date(c.exp * 1000),
     },

@@ -7,9 +7,9 @@ import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } f
 import type { Ctx } from "../shared/context";
 import { errors } from "../shared/errors";
 import { memberCanUseEnvironment } from "../shared/permissions";
-import type { EnvironmentKind, MemberInfo, Principal } from "../shared/principal";
+import type { Principal } from "../shared/principal";
 import { oauthJwks } from "./keys";
-import { billingColumns, billingOfRow } from "../platform/workspace-billing";
+import { credentialTenant, memberColumns, memberInfoOf, tenantOfRow } from "../platform/credential-rows";
 import { oauthResources } from "./resources";
 import { verifyDpopProof } from "./dpop";
 import type { Presentation } from "../platform/auth.service";
@@ -59,34 +59,20 @@ export async function authenticateAccessToken(ctx: Ctx, token: string, resource:
     throw errors.unauthorized("This access token is not bound to a DPoP key: send it as 'Authorization: Bearer <token>'");
   }
   const gid = String(claims.gid);
-  const g = await ctx.sql
-    .selectFrom("OAuthGrant as g")
-    .innerJoin("Member as m", "m.id", "g.memberId")
+  const g = await credentialTenant(ctx.sql)
+    .innerJoin("OAuthGrant as g", (j) => j.onRef("g.workspaceId", "=", "w.id").onRef("g.applicationId", "=", "a.id").onRef("g.environmentId", "=", "e.id"))
+    .innerJoin("Member as m", (j) => j.onRef("m.id", "=", "g.memberId").onRef("m.workspaceId", "=", "w.id"))
     .innerJoin("User as u", "u.id", "m.userId")
-    .innerJoin("Workspace as w", (j) => j.onRef("w.id", "=", "g.workspaceId").onRef("w.id", "=", "m.workspaceId"))
-    .leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")
-    .innerJoin("Application as a", (j) => j.onRef("a.id", "=", "g.applicationId").onRef("a.workspaceId", "=", "w.id"))
-    .innerJoin("Environment as e", (j) => j.onRef("e.id", "=", "g.environmentId").onRef("e.workspaceId", "=", "w.id"))
-    .select(["g.id", "g.clientId", "g.clientName", "g.memberId", "g.scopes", "g.revokedAt"])
-    .select(["w.id as wsId", "w.name as wsName", "w.slug as wsSlug"])
-    .select(billingColumns)
-    .select(["a.id as appId", "a.name as appName", "a.slug as appSlug", "a.currency as appCurrency"])
-    .select(["e.id as envId", "e.slug as envSlug", "e.kind as envKind", "e.providerEnvironment as envProvider", "e.status as envStatus"])
-    .select(["u.id as userId", "u.email", "m.workspaceRole", "m.applicationRoles", "m.environmentGrants", "m.removedAt"])
+    .select(["g.id", "g.clientId", "g.clientName", "g.scopes", "g.revokedAt"])
+    .select(memberColumns)
     .where("g.id", "=", gid)
     .executeTakeFirst();
   if (!g || g.revokedAt || g.removedAt || g.envStatus !== "active" || g.memberId !== claims.sub || g.clientId !== claims.client_id) {
     throw errors.unauthorized("Invalid or revoked OAuth access token");
   }
-  const member: MemberInfo = {
-    id: g.memberId,
-    userId: g.userId,
-    email: g.email,
-    workspaceRole: g.workspaceRole as MemberInfo["workspaceRole"],
-    applicationRoles: (g.applicationRoles ?? []) as MemberInfo["applicationRoles"],
-    environmentGrants: (g.environmentGrants ?? { grantType: "all" }) as MemberInfo["environmentGrants"],
-  };
-  const environment = { id: g.envId, slug: g.envSlug, kind: g.envKind as EnvironmentKind, providerEnvironment: g.envProvider as "production" | "sandbox" };
+  const member = memberInfoOf(g);
+  const tenant = tenantOfRow(g);
+  const { environment } = tenant;
   // The member's grants may have narrowed since the consent.
   if (!memberCanUseEnvironment(member, environment)) throw errors.permissionDenied("Your environment grants no longer include this app's environment");
   // A token carries the scopes it was issued with (a refresh may narrow them); the grant bounds them.
@@ -95,10 +81,7 @@ export async function authenticateAccessToken(ctx: Ctx, token: string, resource:
   return {
     type: "oauth",
     credentialId: `oauth:${g.id}`,
-    workspace: { id: g.wsId, name: g.wsName, slug: g.wsSlug },
-    billing: billingOfRow(g),
-    application: { id: g.appId, name: g.appName, slug: g.appSlug, currency: g.appCurrency },
-    environment,
+    ...tenant,
     environmentExplicit: true,
     scopes,
     apiKey: null,

@@ -15,8 +15,9 @@ import { amount, currencyCode } from "../shared/money";
 import { loadShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 import { assertNotOnHold } from "./holds.service";
 import { moveOrder, ORDER_STATUSES, ORDER_TRANSITIONS, type OrderStatus } from "./order.machine";
-import { actorData, actorOf, type FullOrder, lockOrder, moneyOf, orderTenant, type PaymentAction, readOrder, statusEventType, voidOpenAuthorizations } from "./order-ops.common";
+import { actorData, actorOf, lockOrder, moneyOf, orderTenant, type PaymentAction, statusEventType, voidOpenAuthorizations } from "./order-ops.common";
 import { refundCaptured } from "./order-refunds.service";
+import { type FullOrder, readOrder } from "./orders.service";
 import { assertLinesFit, assertOrderTotalsFit, orderTotals } from "./order-totals";
 
 // ---- draft orders ------------------------------------------------------------------------------------------------

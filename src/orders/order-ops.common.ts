@@ -1,7 +1,7 @@
 // Shared pieces of the order operations (lifecycle, holds, comps, refunds, manual payments, line edits): the locked
-// read of a tenant's order, the caller as an actor, what an order's payments add up to, the status events, and the
-// void of open authorizations that cancel and comp share.
-import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
+// read of a tenant's order (the plain read is readOrder in orders.service.ts), the caller as an actor, what an
+// order's payments add up to, the status events, and the void of open authorizations that cancel and comp share.
+import type { Order, Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf, type EventTenant } from "../events/events.service";
 import { actorOf as callerOf } from "../shared/actor";
 import { requireTenant } from "../shared/guards";
@@ -10,10 +10,9 @@ import { processorFor } from "../payments/processor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors } from "../shared/errors";
 import type { Actor, OrderStatus } from "./order.machine";
-import { syncOrderAfterPayment } from "./orders.service";
+import { type FullOrder, syncOrderAfterPayment } from "./orders.service";
 import { isUuid } from "../shared/ids";
-
-export type FullOrder = Order & { lineItems: OrderLineItem[]; payments: Payment[] };
+import { lockTenantRow } from "../shared/tenant-lock";
 
 /** The caller as history rows take it (type and id; shared/actor.ts). */
 export function actorOf(ctx: Ctx): Actor {
@@ -35,26 +34,9 @@ export function actorData(ctx: Ctx) {
 export async function lockOrder(tx: Ctx, id: string): Promise<FullOrder> {
   const t = requireTenant(tx);
   if (!isUuid(id)) throw errors.notFound("Order");
-  const hit = await tx.sql
-    .selectFrom("Order")
-    .select("id")
-    .where("id", "=", id)
-    .where("applicationId", "=", t.applicationId)
-    .where("environmentId", "=", t.environmentId)
-    .forUpdate()
-    .execute();
+  const hit = await lockTenantRow(tx, "Order", t, id).execute();
   if (!hit.length) throw errors.notFound("Order");
   return tx.db.order.findUniqueOrThrow({ where: { id }, include: { lineItems: true, payments: true } });
-}
-
-/** The caller's order (no lock), 404 for another tenant's id. */
-export async function readOrder(ctx: Ctx, id: string): Promise<FullOrder> {
-  const t = requireTenant(ctx);
-  const o = isUuid(id)
-    ? await ctx.db.order.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lineItems: true, payments: true } })
-    : null;
-  if (!o) throw errors.notFound("Order");
-  return o;
 }
 
 const IN_FLIGHT = new Set(["pending", "processing", "authorized"]);

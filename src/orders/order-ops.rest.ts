@@ -8,9 +8,8 @@ import { editLineItems } from "./line-edits.service";
 import { recordManualPayment } from "./manual-payments.service";
 import { authorizeOrder, checkoutOrder } from "./order-checkout.service";
 import { cancelOrder, closeOrder, createDraftOrder, setOrderStatus, updateOrder } from "./order-lifecycle.service";
-import { readOrder } from "./order-ops.common";
 import { refundOrder } from "./order-refunds.service";
-import { orderView } from "./orders.service";
+import { orderView, readOrder } from "./orders.service";
 import { apiRouter } from "../rest/api-router";
 
 /** The order as a single read shows it, re-read after the operation committed. */

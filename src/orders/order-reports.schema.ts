@@ -6,7 +6,7 @@ import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import { EXPORT_COLUMNS, EXPORT_MAX_ROWS, exportUrl, prepareExport } from "./export.service";
 import type { Actor } from "./order.machine";
-import { ActorTypeEnum, DeliveryEnum, OrderPaymentStatusEnum, OrderStatusEnum } from "./orders.schema";
+import { ActorTypeEnum, orderFilterArgs } from "./orders.schema";
 import { orderTimeline, type TimelineKind, type TimelineRow } from "./timeline.service";
 
 const TimelineKindEnum = describedEnum<TimelineKind>("OrderTimelineKind", "What a timeline row records", {
@@ -57,13 +57,7 @@ builder.queryFields((t) => ({
     type: ExportRef,
     description: "The CSV export of the orders these filters select (the orders query's filters)",
     authScopes: { scope: "orders:read" },
-    args: {
-      status: t.arg({ type: OrderStatusEnum, description: "Only this status" }),
-      paymentStatus: t.arg({ type: OrderPaymentStatusEnum, description: "Only this payment status" }),
-      q: t.arg.string({ description: "Search: email or line name contains it, or the order id" }),
-      customerId: t.arg.id({ description: "Only this customer's" }),
-      delivery: t.arg({ type: DeliveryEnum, description: "Only orders whose shipments are here" }),
-    },
+    args: orderFilterArgs(),
     resolve: (_r, a, ctx) => {
       const p = prepareExport(ctx, compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }));
       return { url: exportUrl(p.q), columns: [...EXPORT_COLUMNS], maxRows: EXPORT_MAX_ROWS };

@@ -8,6 +8,21 @@ import { DomainError } from "../shared/errors";
 export const ORDER_STATUSES = ["draft", "pending", "processing", "partially_fulfilled", "fulfilled", "cancelled", "closed"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** A status as people read it (the display status, the timeline's titles). */
+const ORDER_STATUS_LABEL: Record<OrderStatus, string> = {
+  draft: "Draft",
+  pending: "Pending",
+  processing: "Processing",
+  partially_fulfilled: "Partially fulfilled",
+  fulfilled: "Fulfilled",
+  cancelled: "Cancelled",
+  closed: "Closed",
+};
+
+export function orderStatusLabel(status: string): string {
+  return ORDER_STATUS_LABEL[status as OrderStatus] ?? status;
+}
+
 export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
   draft: ["pending", "processing", "cancelled"],
   pending: ["processing", "cancelled"],

@@ -158,12 +158,22 @@ export const OrderRef = builder.objectRef<OrderV>("Order").implement({
 const OrderPage = pageOf<OrderV>("OrderPage", OrderRef, "orders");
 const orderId = "The order's id";
 
-export const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
+const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
   not_shipped: "Nothing shipped yet",
   in_transit: "A shipment is on its way",
   delivered: "Shipments delivered",
   returned: "Shipments came back",
 });
+
+/** The orders query's filters (ordersExport takes the same), built afresh for each field that declares them. */
+export const orderFilterArgs = () =>
+  builder.args((t) => ({
+    status: t.field({ type: OrderStatusEnum, description: "Only this status" }),
+    paymentStatus: t.field({ type: OrderPaymentStatusEnum, description: "Only this payment status" }),
+    q: t.string({ description: "Search: email or line name contains it, or the order id" }),
+    customerId: t.id({ description: "Only this customer's" }),
+    delivery: t.field({ type: DeliveryEnum, description: "Only orders whose shipments are here" }),
+  }));
 
 builder.queryFields((t) => ({
   order: t.field({
@@ -178,11 +188,7 @@ builder.queryFields((t) => ({
     description: "Orders, newest first, filtered",
     authScopes: { scope: "orders:read" },
     args: {
-      status: t.arg({ type: OrderStatusEnum, description: "Only this status" }),
-      paymentStatus: t.arg({ type: OrderPaymentStatusEnum, description: "Only this payment status" }),
-      q: t.arg.string({ description: "Search: email or line name contains it, or the order id" }),
-      customerId: t.arg.id({ description: "Only this customer's" }),
-      delivery: t.arg({ type: DeliveryEnum, description: "Only orders whose shipments are here" }),
+      ...orderFilterArgs(),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },

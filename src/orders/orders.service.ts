@@ -11,7 +11,7 @@ import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { lineTotal } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
-import { moveOrder, orderMove, type OrderMove, type OrderStatus, ORDER_STATUSES, type Actor } from "./order.machine";
+import { moveOrder, orderMove, type OrderMove, type OrderStatus, ORDER_STATUSES, orderStatusLabel, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
 import { isUuid } from "../shared/ids";
@@ -78,15 +78,6 @@ function fulfillmentSummary(items: Pick<OrderLineItem, "requiresShipping" | "qua
   return { itemsTotal, itemsFulfilled, itemsRemaining: itemsTotal - itemsFulfilled };
 }
 
-const STATUS_LABEL: Record<string, string> = {
-  draft: "Draft",
-  pending: "Pending",
-  processing: "Processing",
-  partially_fulfilled: "Partially fulfilled",
-  fulfilled: "Fulfilled",
-  cancelled: "Cancelled",
-  closed: "Closed",
-};
 const MONEY_QUALIFIER: Record<string, string> = {
   failed: "Payment failed",
   disputed: "Disputed",
@@ -108,7 +99,7 @@ const GOODS_QUALIFIER: Record<string, string> = {
  * applies, " · " and the first qualifier of: Comped; the money qualifier; the goods qualifier.
  */
 export function displayStatus(o: Pick<Order, "status" | "paymentStatus" | "compAmount" | "deliveryState">) {
-  const label = STATUS_LABEL[o.status] ?? o.status;
+  const label = orderStatusLabel(o.status);
   let qualifier: string | undefined;
   if (o.compAmount > 0) qualifier = "Comped";
   else if (MONEY_QUALIFIER[o.paymentStatus]) qualifier = MONEY_QUALIFIER[o.paymentStatus];
@@ -163,7 +154,10 @@ export async function listOrders(ctx: Ctx, query: unknown) {
   return toPage(rows, q);
 }
 
-async function findOrder(ctx: Ctx, id: string) {
+export type FullOrder = Order & { lineItems: OrderLineItem[]; payments: Payment[] };
+
+/** The caller's order (no lock) with its lines and payments, 404 for another tenant's id. */
+export async function readOrder(ctx: Ctx, id: string): Promise<FullOrder> {
   const t = requireTenant(ctx);
   const o = isUuid(id)
     ? await ctx.db.order.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId }, include: { lineItems: true, payments: true } })
@@ -174,12 +168,12 @@ async function findOrder(ctx: Ctx, id: string) {
 
 export async function getOrder(ctx: Ctx, id: string) {
   requireScope(ctx, "orders:read");
-  return findOrder(ctx, id);
+  return readOrder(ctx, id);
 }
 
 export async function orderPayments(ctx: Ctx, id: string) {
   requireScope(ctx, "payments:read");
-  const o = await findOrder(ctx, id);
+  const o = await readOrder(ctx, id);
   return [...o.payments].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 
@@ -206,7 +200,7 @@ export function paymentsOfOrder(ctx: Ctx, orderId: string): Promise<Payment[]> {
 
 export async function orderStatusHistory(ctx: Ctx, id: string) {
   requireScope(ctx, "orders:read");
-  const o = await findOrder(ctx, id);
+  const o = await readOrder(ctx, id);
   return ctx.db.orderStatusHistory.findMany({ where: { orderId: o.id }, orderBy: [{ seq: "asc" }] });
 }
 

@@ -9,6 +9,7 @@ import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { isUuid } from "../shared/ids";
+import { orderStatusLabel } from "./order.machine";
 
 export const timelineQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -63,16 +64,7 @@ function decode(cursor: string): Key {
   }
 }
 
-const STATUS_LABEL: Record<string, string> = {
-  draft: "Draft",
-  pending: "Pending",
-  processing: "Processing",
-  partially_fulfilled: "Partially fulfilled",
-  fulfilled: "Fulfilled",
-  cancelled: "Cancelled",
-  closed: "Closed",
-};
-const label = (s: string) => STATUS_LABEL[s] ?? s;
+const label = orderStatusLabel;
 
 const PAYMENT_TITLE: Record<string, string> = {
   "authorization:succeeded": "Payment authorized",

@@ -4,9 +4,10 @@ import { constantTimeEqual, sha256Hex } from "../shared/crypto";
 import { DomainError, errors } from "../shared/errors";
 import type { LimitState } from "../shared/rate-limit";
 import { memberCanUseEnvironment } from "../shared/permissions";
-import type { EnvironmentKind, ExtensionClient, MemberInfo, Principal } from "../shared/principal";
+import type { ExtensionClient, Principal } from "../shared/principal";
 import { liveGate } from "./live-gate";
-import { billingColumns, billingOfRow, workspaceBilling } from "./workspace-billing";
+import { credentialTenant, envInfo, memberInfoOf, tenantOfRow } from "./credential-rows";
+import { workspaceBilling } from "./workspace-billing";
 import { SIGNING_KID_PREFIX } from "./signing-keys";
 import { isUuid } from "../shared/ids";
 
@@ -143,17 +144,9 @@ async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   if (cached) return cached;
   const generation = cache?.mark() ?? 0;
   // One round trip: this runs on every keyed request (Prisma's include would issue one query per table).
-  const key = await ctx.sql
-    .selectFrom("ApiKey as k")
-    .innerJoin("Workspace as w", "w.id", "k.workspaceId")
-    .innerJoin("Application as a", "a.id", "k.applicationId")
-    .innerJoin("Environment as e", "e.id", "k.environmentId")
-    .leftJoin("PlatformSubscription as bps", "bps.workspaceId", "w.id")
+  const key = await credentialTenant(ctx.sql)
+    .innerJoin("ApiKey as k", (j) => j.onRef("k.workspaceId", "=", "w.id").onRef("k.applicationId", "=", "a.id").onRef("k.environmentId", "=", "e.id"))
     .select(["k.id", "k.name", "k.keyPrefix", "k.type", "k.scopes", "k.keyHash", "k.revokedAt", "k.expiresAt", "k.installationId"])
-    .select(["w.id as wsId", "w.name as wsName", "w.slug as wsSlug"])
-    .select(["a.id as appId", "a.name as appName", "a.slug as appSlug", "a.currency as appCurrency"])
-    .select(["e.id as envId", "e.slug as envSlug", "e.kind as envKind", "e.providerEnvironment as envProvider", "e.status as envStatus"])
-    .select(billingColumns)
     .where("k.keyHash", "=", hash)
     .executeTakeFirst();
   // A replaced installation key works until its grace period ends (expiresAt), then never again.
@@ -164,10 +157,7 @@ async function authenticateApiKey(ctx: Ctx, raw: string): Promise<Principal> {
   const principal: Principal = {
     type: "api_key",
     credentialId: `key:${key.id}`,
-    workspace: { id: key.wsId, name: key.wsName, slug: key.wsSlug },
-    billing: billingOfRow(key),
-    application: { id: key.appId, name: key.appName, slug: key.appSlug, currency: key.appCurrency },
-    environment: envInfo({ id: key.envId, slug: key.envSlug, kind: key.envKind, providerEnvironment: key.envProvider }),
+    ...tenantOfRow(key),
     environmentExplicit: true,
     scopes: key.scopes,
     apiKey: { id: key.id, name: key.name, keyPrefix: key.keyPrefix, type: key.type as "secret" | "publishable", installationId: key.installationId },
@@ -216,14 +206,7 @@ async function authenticateDashboard(ctx: Ctx, token: string, input: CredentialI
   }
   ctx.sessionUser = { id: member.user.id, email: member.user.email, sessionId: session.id, memberId: member.id };
   const ws = member.workspace;
-  const info: MemberInfo = {
-    id: member.id,
-    userId: member.userId,
-    email: member.user.email,
-    workspaceRole: member.workspaceRole as MemberInfo["workspaceRole"],
-    applicationRoles: (member.applicationRoles ?? []) as MemberInfo["applicationRoles"],
-    environmentGrants: (member.environmentGrants ?? { grantType: "all" }) as MemberInfo["environmentGrants"],
-  };
+  const info = memberInfoOf({ ...member, memberId: member.id, email: member.user.email });
 
   let application = null;
   if (input.applicationId) {
@@ -292,10 +275,6 @@ function jwtKid(token: string): string {
   } catch {
     return "";
   }
-}
-
-function envInfo(e: { id: string; slug: string; kind: string; providerEnvironment: string }) {
-  return { id: e.id, slug: e.slug, kind: e.kind as EnvironmentKind, providerEnvironment: e.providerEnvironment as "production" | "sandbox" };
 }
 
 /** Whether the request's credential is still good (not revoked or expired since it was authenticated). */

@@ -16,6 +16,7 @@ import { type Ctx, pgCode, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { formatMoney } from "../shared/money";
 import { formatDay } from "../shared/dates";
+import { lockTenantRow } from "../shared/tenant-lock";
 import { nextQuoteStatus, moveQuote, type QuoteActor } from "./quote.machine";
 import { MAX_QUOTE_ITEMS } from "./quotes.inputs";
 import { queueQuoteEmails } from "./quote-emails";
@@ -103,17 +104,7 @@ const LOCK_NOT_AVAILABLE = "55P03";
  */
 async function lockForAccept(tx: Ctx, t: TenantIds, id: string) {
   try {
-    const q = /^[0-9a-f-]{36}$/i.test(id)
-      ? await tx.sql
-          .selectFrom("Quote")
-          .select("id")
-          .where("id", "=", id)
-          .where("applicationId", "=", t.applicationId)
-          .where("environmentId", "=", t.environmentId)
-          .forUpdate()
-          .noWait()
-          .executeTakeFirst()
-      : undefined;
+    const q = /^[0-9a-f-]{36}$/i.test(id) ? await lockTenantRow(tx, "Quote", t, id).noWait().executeTakeFirst() : undefined;
     if (!q) throw quoteNotFound();
     return q;
   } catch (e) {

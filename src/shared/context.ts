@@ -116,19 +116,9 @@ export async function withTx<T>(
   fn: (tx: Ctx) => Promise<T>,
   opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {},
 ): Promise<T> {
-  if (ctx.afterCommit) return fn(ctx);
-  return retried(async () => {
-    const hooks: (() => void | Promise<void>)[] = [];
-    const result = await inTransactionScope(() =>
-      ctx.deps.prisma.$transaction((db) => runCommand({ ...ctx, db, sql: sqlInPrisma(db), afterCommit: hooks, beforeCommit: [] }, fn), {
-        maxWait: TX_MAX_WAIT_MS,
-        timeout: TX_TIMEOUT_MS,
-        isolationLevel: opts.isolationLevel,
-      }),
-    );
-    await runAfterCommit(hooks);
-    return result;
-  });
+  return inTransaction(ctx, fn, (run) =>
+    ctx.deps.prisma.$transaction((db) => run(db, sqlInPrisma(db)), { maxWait: TX_MAX_WAIT_MS, timeout: TX_TIMEOUT_MS, isolationLevel: opts.isolationLevel }),
+  );
 }
 
 /**
@@ -142,23 +132,35 @@ export async function withSqlTx<T>(
   fn: (tx: Ctx) => Promise<T>,
   opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {},
 ): Promise<T> {
-  if (ctx.afterCommit) return fn(ctx);
-  return retried(async () => {
-    const hooks: (() => void | Promise<void>)[] = [];
+  return inTransaction(ctx, fn, (run) => {
     // the transaction's own handle, without the root's guard against statements outside it (db/tx-scope.ts)
     let tx = ctx.deps.sql.withoutPlugins().transaction();
     if (opts.isolationLevel) tx = tx.setIsolationLevel(ISOLATION[opts.isolationLevel]);
-    const result = await inTransactionScope(() => tx.execute((sql) => runCommand({ ...ctx, db: NO_PRISMA, sql, afterCommit: hooks, beforeCommit: [] }, fn)));
-    await runAfterCommit(hooks);
-    return result;
+    return tx.execute((sql) => run(NO_PRISMA, sql));
   });
 }
 
-/** Runs a command in its transaction's ctx, then its before-commit hooks (the outbox, queued emails). */
-async function runCommand<T>(txCtx: Ctx, fn: (tx: Ctx) => Promise<T>): Promise<T> {
-  const r = await fn(txCtx);
-  for (const h of txCtx.beforeCommit!) await h(txCtx);
-  return r;
+/**
+ * What withTx and withSqlTx share: a nested call joins the open transaction; otherwise `open` runs the command in a
+ * new one (retried whole on serialization failures and deadlocks), in the transaction's ctx, then its before-commit
+ * hooks (the outbox, queued emails), and its afterCommit hooks once it committed.
+ */
+async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, open: (run: (db: DbHandle, sql: Sql) => Promise<T>) => Promise<T>): Promise<T> {
+  if (ctx.afterCommit) return fn(ctx);
+  return retried(async () => {
+    const hooks: (() => void | Promise<void>)[] = [];
+    // until the transaction ends, the root query builder refuses statements (db/tx-scope.ts)
+    const result = await inTransactionScope(() =>
+      open(async (db, sql) => {
+        const txCtx: Ctx = { ...ctx, db, sql, afterCommit: hooks, beforeCommit: [] };
+        const r = await fn(txCtx);
+        for (const h of txCtx.beforeCommit!) await h(txCtx);
+        return r;
+      }),
+    );
+    await runAfterCommit(hooks);
+    return result;
+  });
 }
 
 async function retried<T>(run: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@ import { Agent, fetch as guardedFetch } from "undici";
 import { envelope } from "../events/events.service";
 import type { Deps } from "../shared/context";
 import { openSecret } from "../shared/secrets";
-import { SIGNING_SECRET_PURPOSE } from "./endpoints.service";
+import { previousSecretOf, SIGNING_SECRET_PURPOSE } from "./endpoints.service";
 import { afterDeliveryOutcomes, notifyInstallAlert } from "../extensions/install-health.service";
 import { signatureHeader } from "./signature";
 import { type Claimed as ClaimedRow, nextAttempt, WorkQueue } from "../shared/work-queue";
@@ -156,7 +156,8 @@ export class DeliveryWorker {
           return { d, ok: false, statusCode: null, error: "endpoint_inactive", excerpt: null, ms: 0, at };
         }
         const rawBody = JSON.stringify(envelope(ev));
-        const sealed = ep.previousSecret && ep.previousSecretExpiresAt && ep.previousSecretExpiresAt > at ? [ep.previousSecret, ep.secret] : [ep.secret];
+        const previous = previousSecretOf(ep, at);
+        const sealed = previous ? [previous.secret, ep.secret] : [ep.secret];
         const secrets = sealed.map((s) => openSecret(this.deps.config, SIGNING_SECRET_PURPOSE, s));
         const production = ev.environmentKind === "production";
         return this.send(d, ep.url, rawBody, signatureHeader(rawBody, secrets, Math.floor(at.getTime() / 1000)), ev, at, production);

@@ -51,8 +51,12 @@ export const deliveriesQuery = z.strictObject({
 export const SIGNING_SECRET_PURPOSE = "webhook-signing-secret";
 const sealSigningSecret = (ctx: Ctx, secret: string) => sealSecret(ctx.deps.config, SIGNING_SECRET_PURPOSE, secret);
 
+/** While a rotation's window is open at `at`, the previous signing secret and when it stops signing; else null. */
+export function previousSecretOf(e: Pick<WebhookEndpoint, "previousSecret" | "previousSecretExpiresAt">, at: Date): { secret: string; expiresAt: Date } | null {
+  return e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > at ? { secret: e.previousSecret, expiresAt: e.previousSecretExpiresAt } : null;
+}
+
 export function endpointView(e: WebhookEndpoint, now: Date) {
-  const inWindow = e.previousSecret && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now;
   return {
     id: e.id,
     url: e.url,
@@ -61,7 +65,7 @@ export function endpointView(e: WebhookEndpoint, now: Date) {
     isActive: e.isActive,
     applicationId: e.applicationId,
     environmentId: e.environmentId,
-    previousSecretExpiresAt: inWindow ? e.previousSecretExpiresAt!.toISOString() : null,
+    previousSecretExpiresAt: previousSecretOf(e, now)?.expiresAt.toISOString() ?? null,
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
   };
