@@ -6,7 +6,7 @@ import { startWithSandbox, type TestApp } from "./helpers/app";
 import { sql } from "kysely";
 import type { Sql } from "../src/db/sql";
 import { movePaymentReadingOrder } from "../src/payments/payment.machine";
-import { type OrderPaymentFacts, orderPaymentFactsJson } from "../src/orders/payment-facts";
+import { type OrderPaymentFacts, orderPaymentFactsJson } from "../src/payments/payment-facts";
 import { makeCtx, withTx } from "../src/shared/context";
 
 let t: TestApp;

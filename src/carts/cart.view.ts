@@ -2,7 +2,7 @@
 // shipping and the tax lines (never stored, so they cannot drift from what they sum), and the cart and line views.
 import { type Cart, type CartLineItem } from "../generated/prisma/client";
 import { lineTotal, sum } from "../shared/money";
-import { appliedDiscountView, discountAmountOn, snapshotOf } from "../discounts/amount";
+import { appliedDiscountView, discountAmountOn, snapshotOf } from "./applied-discount";
 import { type CartWithItems, type SelectedShipping, type TaxLine } from "./carts.service";
 
 export function selectedShippingOf(cart: Pick<Cart, "selectedShipping">): SelectedShipping | null {

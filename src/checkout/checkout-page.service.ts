@@ -4,9 +4,9 @@
 import type { Address } from "../shared/address";
 import { canonicalAddress } from "../shared/address";
 import type { Ctx } from "../shared/context";
-import { buyerBlock } from "../quotes/quote-parties";
+import { buyerBlock } from "../documents/parties";
 import { sessionForBuyer } from "./checkout.service";
-import { orderDisplayNumber } from "../orders/order-number";
+import { orderDisplayNumber } from "../documents/order-number";
 
 /** Net-N terms as the buyer reads them; termsHash at completion is the SHA-256 of exactly this text. */
 export function netTermsText(netN: number): string {

@@ -7,8 +7,8 @@
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
 import type { TaxLine } from "../carts/carts.service";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
-import { orderDisplayNumber } from "../orders/order-number";
-import { frozenParties, sellerBlock, type BuyerBlock, type SellerBlock } from "../quotes/quote-parties";
+import { orderDisplayNumber } from "../documents/order-number";
+import { frozenParties, sellerBlock, type BuyerBlock, type SellerBlock } from "../documents/parties";
 import { taxLabel } from "../quotes/quote-tax";
 import type { Address } from "../shared/address";
 import type { Ctx } from "../shared/context";

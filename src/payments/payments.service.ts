@@ -15,7 +15,7 @@ import { MAX_AMOUNT, positiveAmount } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { nextInvoiceNumber, queueInvoiceEmail } from "./invoice-issue";
 import { movePayment, movePaymentReadingOrder, type PaymentStatus } from "./payment.machine";
-import type { OrderPaymentFacts } from "../orders/payment-facts";
+import type { OrderPaymentFacts } from "./payment-facts";
 import { type ChargeResult, processorFor, refundAtProcessor } from "./processor";
 import { isUuid } from "../shared/ids";
 
