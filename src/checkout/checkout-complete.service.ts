@@ -10,14 +10,14 @@ import { applyChargeResult } from "../payments/payments.service";
 import { convertQuoteForOrder } from "../quotes/quotes.service";
 import { completeOrderCheckout } from "../orders/order-checkout.service";
 import type { OrderMove } from "../orders/order.machine";
-import { processorFor } from "../payments/processor";
+import { METHODS, processorFor } from "../payments/processor";
 import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";
 import { redeemCartDiscount } from "../discounts/discounts.service";
 import { type Address, addressSchema, canonicalAddress } from "../shared/address";
 import { type Ctx, withSqlTx, withTx } from "../shared/context";
 import { createSubscriptionFromCheckout, recurringInput, recurringLine, trialApplies } from "../subscriptions/subscriptions.service";
 import { DomainError, parseInput } from "../shared/errors";
-import { CONNECTOR_KIND, METHODS, type Method, type SessionWithCart, findSession, findSessionForCompletion, limitBuyer, notOpen } from "./checkout.service";
+import { CONNECTOR_KIND, type Method, type SessionWithCart, findSession, findSessionForCompletion, limitBuyer, notOpen } from "./checkout.service";
 import { NotPlacedAtOnce, claimAndPlaceOrder, finish, issueBalanceInvoice, placeOrderAtOnce } from "./order-placement";
 
 /**
