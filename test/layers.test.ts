@@ -2,7 +2,7 @@
 // TypeScript parser, collects what it imports from src/ (static `import` and `export … from`, `import type`,
 // `import x = require()`, `require()`, dynamic `import()` and inline `import("…")` types), and builds the graph
 // between folders: a node is the first path segment under src/ (src/orders/x.ts is "orders"); the files directly in
-// src/ (app.ts, main.ts, runtime.ts, config.ts) are each their own node ("app.ts", …), since they are the composition
+// src/ (app.ts, main.ts, runtime.ts, hooks.ts, config.ts) are each their own node ("app.ts", …), since they are the composition
 // root and its configuration, not one layer. The test fails, naming the cycle, when the folder graph has one, and
 // fails when src/shared imports any src folder other than src/generated (the Prisma client and the row types
 // generated from prisma/schema.prisma: data shapes, no domain rule), src/db (the database client) and

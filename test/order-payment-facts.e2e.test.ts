@@ -1,5 +1,5 @@
 // A payment's move reads its order's payment facts in the same statement (payment.machine.ts movePaymentReadingOrder):
-// what it returns equals a read of the order after the move (orders/payment-facts.ts), with the order's other
+// what it returns equals a read of the order after the move (payments/payment-facts.ts), with the order's other
 // payments read from the table and the moved one as the move wrote it. On PGlite and on PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { startWithSandbox, type TestApp } from "./helpers/app";

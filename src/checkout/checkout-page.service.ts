@@ -13,7 +13,7 @@ export function netTermsText(netN: number): string {
   return `Net ${netN}: the full invoice amount is due within ${netN} days of the invoice date. Late payments may be charged interest.`;
 }
 
-/** The order's number as a buyer reads it (src/orders/order-number.ts: one definition for every buyer surface). */
+/** The order's number as a buyer reads it (src/documents/order-number.ts: one definition for every buyer surface). */
 const orderNumber = orderDisplayNumber;
 
 const brandOf = (name: string, settings: unknown) => {

@@ -1,4 +1,4 @@
-// GraphQL for the seller and buyer blocks a revision freezes at issue (quote-parties.ts).
+// GraphQL for the seller and buyer blocks a revision freezes at issue (documents/parties.ts).
 import { builder } from "../graphql/builder";
 import { AddressRef } from "../graphql/shared-types";
 import type { BuyerBlock, QuoteParties, SellerBlock } from "../documents/parties";
