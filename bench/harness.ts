@@ -8,6 +8,7 @@ import path from "node:path";
 import readline from "node:readline";
 import type { Pool, PoolClient } from "pg";
 import { type App, buildApp } from "../src/app";
+import { registerHooks } from "../src/hooks";
 import { type Config, loadConfig } from "../src/config";
 import { type Db, openDb } from "../src/db/client";
 import { applyMigrations, pgDriver } from "../src/db/migrate";
@@ -101,6 +102,7 @@ export async function openBenchDb(opts: BenchDbOptions & { embedded: false }): P
 export async function openBenchDb(opts?: BenchDbOptions): Promise<BenchDb>;
 export async function openBenchDb(opts: BenchDbOptions = {}): Promise<BenchDb> {
   const embedded = opts.embedded ?? Boolean(process.env.BENCH_EMBEDDED);
+  registerHooks(); // a bench may call services (workers, commands) before or without startBenchApp
   const created = embedded ? null : await createTestDatabase(process.env.BENCH_DATABASE_URL ?? DEFAULT_PG_URL);
   // Open without migrating so the counter is on the pool before its first connection; then migrate.
   const db = await openDb({ url: created?.url, pgliteDir: "memory://", poolMax: opts.poolMax ?? 20, migrate: embedded });

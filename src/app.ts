@@ -27,9 +27,7 @@ import type { Db } from "./db/client";
 import type { Deps } from "./shared/context";
 import { statusOf } from "./shared/errors";
 import { RAW_UPLOAD_PATHS } from "./extensions/client-routes";
-import { registerTokenCredentialKinds } from "./platform/auth.service";
-import { authenticateAccessToken } from "./oauth/access-tokens";
-import { authenticateExtensionSession, extensionSessionIsLive } from "./extensions/session-auth";
+import { registerHooks } from "./hooks";
 import { publicJwks } from "./platform/signing-keys";
 
 export interface App {
@@ -42,8 +40,8 @@ export interface App {
 
 export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">): App {
   const { config } = deps;
-  // the token kinds platform/auth.service.ts resolves through the modules that hold their keys
-  registerTokenCredentialKinds({ accessToken: authenticateAccessToken, extensionSession: authenticateExtensionSession, extensionSessionIsLive });
+  // the calls that go up the layers (token kinds, receipts, order roll-up, install health, discounts, quotes)
+  registerHooks();
   const app = express();
   app.disable("x-powered-by");
   // No automatic ETag on every res.send (a SHA-1 of each body): API answers are not revalidated, and the few

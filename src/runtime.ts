@@ -8,6 +8,7 @@ import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
 import { limitSpecs, RateLimits, storeFor } from "./shared/rate-limit";
 import { sealLegacySigningSecrets } from "./webhooks/endpoints.service";
+import { registerHooks } from "./hooks";
 
 interface Runtime {
   db: Db;
@@ -15,6 +16,7 @@ interface Runtime {
 }
 
 export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteDir?: string; migrate?: boolean; principalCache?: boolean } = {}): Promise<Runtime> {
+  registerHooks();
   const db = await openDb({
     url: config.DATABASE_URL,
     pgliteDir: opts.pgliteDir ?? path.join(config.DATA_DIR, "pglite"),

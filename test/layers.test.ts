@@ -2,15 +2,14 @@
 // TypeScript parser, collects what it imports from src/ (static `import` and `export … from`, `import type`,
 // `import x = require()`, `require()`, dynamic `import()` and inline `import("…")` types), and builds the graph
 // between folders: a node is the first path segment under src/ (src/orders/x.ts is "orders"); the files directly in
-// src/ (app.ts, main.ts, runtime.ts, config.ts) are each their own node ("app.ts", …), since they are the composition
+// src/ (app.ts, main.ts, runtime.ts, hooks.ts, config.ts) are each their own node ("app.ts", …), since they are the composition
 // root and its configuration, not one layer. The test fails, naming the cycle, when the folder graph has one, and
 // fails when src/shared imports any src folder other than src/generated (the Prisma client and the row types
 // generated from prisma/schema.prisma: data shapes, no domain rule), src/db (the database client) and
 // src/config.ts / src/paths.ts (the process settings, the project root).
 //
-// KNOWN_BACK_EDGES lists the folder imports that still point up (issue 36 item 3 is not finished): the test takes
-// them out of the graph before looking for a cycle, and fails when one of them no longer exists, so the list only
-// shrinks. Any other import that closes a cycle fails, naming it.
+// A lower layer that must call a higher one declares a hook (src/shared/hook.ts) that the composition root registers
+// (src/hooks.ts), so no import points up.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import ts from "typescript";
@@ -118,27 +117,6 @@ function describeCycle(cycle: string[], edges: Edge[]) {
 /** What src/shared may import besides itself. */
 const SHARED_MAY_IMPORT = new Set(["generated", "db", "config.ts", "paths.ts"]);
 
-/**
- * Imports between domain folders that still point up, each to be removed by moving the code or registering it with
- * the lower layer (docs/architecture.md, "Layers"): checkout reads quotes and orders (checkout.service.ts,
- * checkout-page.service.ts); carts price discounts (cart-items.service.ts, carts.service.ts); payments read orders,
- * quotes and carts (payments.service.ts, payment.machine.ts, disputes.service.ts, sweeps.service.ts,
- * invoice-pdf.ts) and payments.schema.ts a checkout type; events.service.ts queues payment receipts; mail's payment
- * content formats order numbers; the webhook delivery worker reports install health to extensions.
- */
-const KNOWN_BACK_EDGES = [
-  "checkout -> quotes",
-  "checkout -> orders",
-  "carts -> discounts",
-  "payments -> quotes",
-  "payments -> orders",
-  "payments -> checkout",
-  "payments -> carts",
-  "events -> payments",
-  "mail -> orders",
-  "webhooks -> extensions",
-];
-
 describe("layers", () => {
   const edges = folderEdges();
 
@@ -163,13 +141,9 @@ describe("layers", () => {
     expect(findCycle(g([["a", "b"], ["b", "c"], ["a", "c"]]))).toBeNull();
   });
 
-  test("no import cycle between the folders of src/ (besides the known back edges, which only go away)", () => {
-    const known = new Set(KNOWN_BACK_EDGES);
-    const present = new Set(edges.map((e) => `${e.from} -> ${e.to}`));
-    expect(KNOWN_BACK_EDGES.filter((k) => !present.has(k))).toEqual([]); // gone: strike it from the list
-    const rest = edges.filter((e) => !known.has(`${e.from} -> ${e.to}`));
-    const cycle = findCycle(adjacencyOf(rest));
-    if (cycle) throw new Error(describeCycle(cycle, rest));
+  test("no import cycle between the folders of src/", () => {
+    const cycle = findCycle(adjacencyOf(edges));
+    if (cycle) throw new Error(describeCycle(cycle, edges));
   });
 
   test("src/shared imports no domain (nothing of src/ but generated/, db/, config.ts and paths.ts)", () => {

@@ -1,12 +1,12 @@
 // A payment's move reads its order's payment facts in the same statement (payment.machine.ts movePaymentReadingOrder):
-// what it returns equals a read of the order after the move (orders/payment-facts.ts), with the order's other
+// what it returns equals a read of the order after the move (payments/payment-facts.ts), with the order's other
 // payments read from the table and the moved one as the move wrote it. On PGlite and on PostgreSQL.
 import { randomUUID } from "node:crypto";
 import { startWithSandbox, type TestApp } from "./helpers/app";
 import { sql } from "kysely";
 import type { Sql } from "../src/db/sql";
 import { movePaymentReadingOrder } from "../src/payments/payment.machine";
-import { type OrderPaymentFacts, orderPaymentFactsJson } from "../src/orders/payment-facts";
+import { type OrderPaymentFacts, orderPaymentFactsJson } from "../src/payments/payment-facts";
 import { makeCtx, withTx } from "../src/shared/context";
 
 let t: TestApp;

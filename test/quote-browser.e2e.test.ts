@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { orderDisplayNumber } from "../src/orders/order-number";
+import { orderDisplayNumber } from "../src/documents/order-number";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { browserTest, hasChromium, launchChromium } from "./helpers/browser";

@@ -4,7 +4,7 @@
 // the quote is open, the accept form with its sticky total-and-Accept bar. Once accepted, the lines read as accepted
 // (the buyer's selection and quantities) and the deposit reads as paid once it is.
 import type { BuyerQuoteView } from "../../src/quotes/quote-links.service";
-import { taxLabel } from "../../src/quotes/quote-tax";
+import { taxLabel } from "../../src/documents/tax-lines";
 import { formatMoney } from "../../src/shared/money";
 import { day, type Values, valueOf } from "./format";
 

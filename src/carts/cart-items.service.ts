@@ -16,8 +16,15 @@ import { amount, lineTotal, MAX_AMOUNT } from "../shared/money";
 import { cartErrors } from "./carts.errors";
 import { assertCartFits, assertCartTotalsFit, cartFitsSql } from "./carts.service";
 import { assertCartEditable, EDITABLE_STATUSES, lockEditableCart, type TenantIds } from "./carts.machine";
-import { dropDiscountBelowMinimum } from "../discounts/discounts.service";
+import { hook } from "../shared/hook";
 import { isUuid } from "../shared/ids";
+
+/**
+ * After a line's quantity or price changes, or a line goes (inside its transaction, under the cart's lock): the
+ * cart's promotion code is checked against what remains (discounts/discounts.service.ts dropDiscountBelowMinimum,
+ * registered at start-up by src/hooks.ts).
+ */
+export const cartLinesChanged = hook<(tx: Ctx, cartId: string) => Promise<void>>("cart-lines-changed handler (carts/cart-items.service.ts)");
 
 const MAX_LINE_ITEMS = 250;
 export const LINE_ITEM_TYPES = ["product", "subscription", "service", "ticket", "donation", "custom"] as const;
@@ -228,7 +235,7 @@ export async function updateLineItem(ctx: Ctx, cartId: string, id: string, body:
       data: { ...next, ...(input.metadata !== undefined ? { metadata: input.metadata as object } : {}) },
     });
     await assertCartTotalsFit(tx, cartId);
-    if (input.quantity !== undefined || input.unitPrice !== undefined) await dropDiscountBelowMinimum(tx, cartId);
+    if (input.quantity !== undefined || input.unitPrice !== undefined) await cartLinesChanged.call(tx, cartId);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_updated", {
       cartId,
       lineItemId: item.id,
@@ -247,7 +254,7 @@ export async function removeLineItem(ctx: Ctx, cartId: string, id: string) {
     await lockEditableCart(tx, t, cartId);
     const item = await findItem(tx, cartId, id);
     await tx.db.cartLineItem.delete({ where: { id: item.id } });
-    await dropDiscountBelowMinimum(tx, cartId);
+    await cartLinesChanged.call(tx, cartId);
     await recordEvent(tx, principalEventTenant(tx), "cart.item_removed", { cartId, lineItemId: item.id, referenceId: item.referenceId });
   });
 }

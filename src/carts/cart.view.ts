@@ -2,8 +2,9 @@
 // shipping and the tax lines (never stored, so they cannot drift from what they sum), and the cart and line views.
 import { type Cart, type CartLineItem } from "../generated/prisma/client";
 import { lineTotal, sum } from "../shared/money";
-import { appliedDiscountView, discountAmountOn, snapshotOf } from "../discounts/amount";
-import { type CartWithItems, type SelectedShipping, type TaxLine } from "./carts.service";
+import { appliedDiscountView, discountAmountOn, snapshotOf } from "./applied-discount";
+import { type CartWithItems, type SelectedShipping } from "./carts.service";
+import type { TaxLine } from "../documents/tax-lines";
 
 export function selectedShippingOf(cart: Pick<Cart, "selectedShipping">): SelectedShipping | null {
   return (cart.selectedShipping as SelectedShipping | null) ?? null;

@@ -6,7 +6,8 @@ import type { Address } from "../shared/address";
 import { addLineItem, LINE_ITEM_TYPES, removeLineItem, updateLineItem } from "./cart-items.service";
 import type { CART_STATUSES } from "./carts.machine";
 import { cartView } from "./cart.view";
-import { clearShipping, createCart, getCart, replaceTaxLines, type SelectedShipping, selectShipping, type TaxLine, updateCart } from "./carts.service";
+import { clearShipping, createCart, getCart, replaceTaxLines, type SelectedShipping, selectShipping, updateCart } from "./carts.service";
+import type { TaxLine } from "../documents/tax-lines";
 
 export const ShippingRateRef = builder.objectRef<SelectedShipping>("ShippingRate").implement({
   description: "A shipping method with its price, as offered by a calculation or selected on a cart",

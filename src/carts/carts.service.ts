@@ -5,6 +5,7 @@ import { z } from "zod";
 import { Prisma, type Cart, type CartLineItem } from "../generated/prisma/client";
 import { type Expression, expressionBuilder, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { DB } from "../db/sql";
+import type { TaxLine } from "../documents/tax-lines";
 import { findCustomer } from "../customers/customers.service";
 import { emailSchema } from "../shared/email";
 import { announce, newEvent, outboxOf, principalEventTenant, recordEvent } from "../events/events.service";
@@ -33,13 +34,6 @@ export interface ShippingRate {
 
 /** The rate chosen for a cart, in the cart's currency. */
 export type SelectedShipping = ShippingRate & { currency: string };
-
-export interface TaxLine {
-  name: string;
-  amount: number;
-  rateBps: number | null;
-  jurisdiction: string | null;
-}
 
 /** A cart with its lines and, when linked, its customer's email (which wins over `customerEmail` on reads). */
 export type CartWithItems = Cart & { lineItems: CartLineItem[]; customer?: { id: string; email: string | null } | null };

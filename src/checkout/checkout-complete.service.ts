@@ -5,20 +5,26 @@ import { z } from "zod";
 import { type CheckoutSession, type Payment } from "../generated/prisma/client";
 import { cartView } from "../carts/cart.view";
 import { findOrCreateCustomerByEmail } from "../customers/customers.service";
-import { recordEvent, tenantOf } from "../events/events.service";
+import { type EventTenant, recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
-import { convertQuoteForOrder } from "../quotes/quotes.service";
+import { hook } from "../shared/hook";
 import { completeOrderCheckout } from "../orders/order-checkout.service";
 import type { OrderMove } from "../orders/order.machine";
-import { processorFor } from "../payments/processor";
+import { METHODS, processorFor } from "../payments/processor";
 import { findProxyCharge, settleProxyCharge } from "../payments/processor-proxy.service";
 import { redeemCartDiscount } from "../discounts/discounts.service";
 import { type Address, addressSchema, canonicalAddress } from "../shared/address";
 import { type Ctx, withSqlTx, withTx } from "../shared/context";
 import { createSubscriptionFromCheckout, recurringInput, recurringLine, trialApplies } from "../subscriptions/subscriptions.service";
 import { DomainError, parseInput } from "../shared/errors";
-import { CONNECTOR_KIND, METHODS, type Method, type SessionWithCart, findSession, findSessionForCompletion, limitBuyer, notOpen } from "./checkout.service";
+import { CONNECTOR_KIND, type Method, type SessionWithCart, findSession, findSessionForCompletion, limitBuyer, notOpen } from "./checkout.service";
 import { NotPlacedAtOnce, claimAndPlaceOrder, finish, issueBalanceInvoice, placeOrderAtOnce } from "./order-placement";
+
+/**
+ * A quote's checkout created its order: the quote is converted (quote.converted) in that transaction
+ * (quotes/quotes.service.ts convertQuoteForOrder, registered at start-up by src/hooks.ts).
+ */
+export const quoteOrdered = hook<(tx: Ctx, tenant: EventTenant, quoteId: string, orderId: string) => Promise<void>>("quote-ordered handler (checkout/checkout-complete.service.ts)");
 
 /**
  * The card-testing guard: a session or (keyless) address with too many declines gets 429 before any new
@@ -164,7 +170,7 @@ export async function completeCheckout(ctx: Ctx, id: string, body: unknown) {
       if (orderId) {
         await recordEvent(tx, tenant, "order.created", { orderId, checkoutSessionId: s0.id, cartId: cart.id, total: placed.total, currency: cart.currency, customerId: customer?.id ?? null });
         // A quote's checkout: the quote is converted in the transaction that creates its order.
-        if (s0.quoteId) await convertQuoteForOrder(tx, tenant, s0.quoteId, orderId);
+        if (s0.quoteId) await quoteOrdered.call(tx, tenant, s0.quoteId, orderId);
         // The cart's promotion code is counted with the order (422 discount_invalid when it ran out meanwhile).
         if (cart.appliedDiscount) await redeemCartDiscount(tx, { orderId, cart });
       } else {

@@ -4,16 +4,16 @@
 import type { Address } from "../shared/address";
 import { canonicalAddress } from "../shared/address";
 import type { Ctx } from "../shared/context";
-import { buyerBlock } from "../quotes/quote-parties";
+import { buyerBlock } from "../documents/parties";
 import { sessionForBuyer } from "./checkout.service";
-import { orderDisplayNumber } from "../orders/order-number";
+import { orderDisplayNumber } from "../documents/order-number";
 
 /** Net-N terms as the buyer reads them; termsHash at completion is the SHA-256 of exactly this text. */
 export function netTermsText(netN: number): string {
   return `Net ${netN}: the full invoice amount is due within ${netN} days of the invoice date. Late payments may be charged interest.`;
 }
 
-/** The order's number as a buyer reads it (src/orders/order-number.ts: one definition for every buyer surface). */
+/** The order's number as a buyer reads it (src/documents/order-number.ts: one definition for every buyer surface). */
 const orderNumber = orderDisplayNumber;
 
 const brandOf = (name: string, settings: unknown) => {

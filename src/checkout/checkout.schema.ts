@@ -7,9 +7,10 @@ import { PaymentMethodEnum, PaymentStatusEnum } from "../payments/payments.schem
 import { type OneTimeSecret, revealed } from "../shared/secrets";
 import { liveItem } from "../events/events.service";
 import { completeCheckout } from "./checkout-complete.service";
-import { createCheckoutSession, type METHODS, getCheckoutSession, sessionPaymentMethods, sessionView, subscribeSessionUpdates } from "./checkout.service";
+import { createCheckoutSession, getCheckoutSession, sessionPaymentMethods, sessionView, subscribeSessionUpdates } from "./checkout.service";
 import { createEmbedSession, sessionEmbedToken } from "./checkout-embed.service";
 import { RecurringInput } from "../subscriptions/subscriptions.schema";
+import type { METHODS } from "../payments/processor";
 
 type SessionV = ReturnType<typeof sessionView>;
 type MethodsV = Awaited<ReturnType<typeof sessionPaymentMethods>>;

@@ -21,8 +21,8 @@ import { assertSumsFit } from "../shared/money";
 import { DomainError, errors, parseInput } from "../shared/errors";
 import { isUuid } from "../shared/ids";
 import { identifiesCustomer, resolveSessionCustomer } from "./session-customer";
+import { METHODS } from "../payments/processor";
 
-export const METHODS = ["card", "net30", "processor_proxy"] as const;
 export type Method = (typeof METHODS)[number];
 /**
  * What a session offers when allowedMethods is not sent: processor_proxy is only offered when asked for, and net30

@@ -13,7 +13,7 @@ import { type Ctx, isUniqueViolation, withTx } from "../shared/context";
 import { DomainError, errors, type Issue, parseInput } from "../shared/errors";
 import { amount, currencyCode, MAX_AMOUNT } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
-import { type AppliedDiscountSnapshot, discountAmountOn, snapshotOf } from "./amount";
+import { type AppliedDiscountSnapshot, discountAmountOn, snapshotOf } from "../carts/applied-discount";
 import { isUuid } from "../shared/ids";
 
 const DISCOUNT_TYPES = ["percent", "fixed"] as const;

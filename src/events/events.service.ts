@@ -15,7 +15,7 @@ import { EVENT_CONVENTIONS, EVENT_TYPES, eventTypeInfo, READ_SCOPE } from "./cat
 import { type Envelope, tenantTopic } from "../shared/hub";
 import { takePendingEmails } from "../mail/mail.service";
 import { type Outbox, writingOutbox } from "./outbox";
-import { queuePaymentReceipt, RECEIPT_EVENTS } from "../payments/receipts";
+import { hook } from "../shared/hook";
 import { isUuid } from "../shared/ids";
 
 export interface EventTenant {
@@ -43,6 +43,12 @@ export function envelope(e: Event): Envelope {
     data: e.data,
   };
 }
+
+/**
+ * What a domain above events does with each event recorded in a transaction, in it, as it is recorded: payments
+ * queue the buyer's receipt for a capture (payments/receipts.ts), registered at start-up (src/hooks.ts).
+ */
+export const eventRecorded = hook<(ctx: Ctx, tenant: EventTenant, type: string, data: Record<string, unknown>) => void>("event-recorded handler (events.service.ts)");
 
 /** An event made by newEvent: the row to write, and its envelope for the hub once written. */
 export type NewEvent = PendingEvent & { envelope: Envelope };
@@ -93,7 +99,7 @@ export async function recordEvent(ctx: Ctx, tenant: EventTenant, type: string, d
   ctx.pendingEvents.push({ ...row, onlyEndpointId });
   const event = { ...row, createdAt: new Date(row.createdAt) } as Event;
   // Every capture, whichever path records it, sends the buyer a receipt (queued in this transaction).
-  if (RECEIPT_EVENTS.has(type)) queuePaymentReceipt(ctx, tenant, event.data as Record<string, unknown>);
+  eventRecorded.call(ctx, tenant, type, event.data as Record<string, unknown>);
   ctx.afterCommit.push(() => ctx.deps.hub.committed([{ applicationId: tenant.applicationId, envelope: env }]));
   return event;
 }

@@ -12,6 +12,7 @@ import { queueEmail } from "../mail/mail.service";
 import { type Ctx, type Deps, makeCtx, withTx } from "../shared/context";
 import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { sendToEndpoint } from "../webhooks/endpoints.service";
+import type { DeliveryOutcome } from "../webhooks/delivery.worker";
 import { installTenant } from "./installations.service";
 
 type Tx = Prisma.TransactionClient;
@@ -43,19 +44,6 @@ export function scheduleDeployProbe(deps: Deps, delayMs = PING_AFTER_DEPLOY_MS, 
   const timer = setTimeout(() => void probe(deps, "deploy").catch((e) => console.error("[extensions] deploy probe failed", e)), delayMs);
   timer.unref();
   return () => clearTimeout(timer);
-}
-
-interface DeliveryOutcome {
-  endpointId: string;
-  ok: boolean;
-  dead: boolean;
-  statusCode: number | null;
-  eventType: string;
-  /** the event's data (extension.ping carries its reason) */
-  eventData?: unknown;
-  /** which attempt of the delivery this was (1 for the first) */
-  attempt: number;
-  error: string | null;
 }
 
 /**

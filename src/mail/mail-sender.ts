@@ -11,6 +11,7 @@ import { makeCtx } from "../shared/context";
 import { nextAttempt, WorkQueue } from "../shared/work-queue";
 import { PAYMENT_TEMPLATES, paymentContent } from "./payment-content";
 import { type Brand, type EmailVars, renderEmail, type TemplateName, type TemplateText } from "./templates";
+import { sellerOf } from "../documents/seller";
 
 /**
  * The email queue (shared/work-queue.ts): a claim sets "claimedAt" and counts the attempt; a row claimed
@@ -34,9 +35,8 @@ type SenderBrand = Brand & { workspaceId: string; sellerEmail: string | null };
 
 export async function brandOf(ctx: Ctx, applicationId: string): Promise<SenderBrand> {
   const app = await ctx.db.application.findUniqueOrThrow({ where: { id: applicationId }, select: { name: true, settings: true, workspaceId: true } });
-  const s = (app.settings ?? {}) as { logoUrl?: string; brandColor?: string; supportEmail?: string; seller?: { legalName?: string; email?: string } | null };
-  // settings.seller (platform/seller.ts) read directly: importing it here would close an import cycle through customers
-  const seller = { legalName: s.seller?.legalName ?? null, email: s.seller?.email ?? null };
+  const s = (app.settings ?? {}) as { logoUrl?: string; brandColor?: string; supportEmail?: string; seller?: unknown };
+  const seller = sellerOf(s.seller);
   return {
     name: app.name,
     legalName: seller.legalName,

@@ -1,7 +1,7 @@
 // What an invoice or receipt email says about its order, read when the email is rendered (seconds after the event, so
 // "what remains" is today's): the order number, the quote number and the buyer's PO (never a UUID), the lines, the
 // totals, what was paid and what remains with its due date.
-import { orderDisplayNumber } from "../orders/order-number";
+import { orderDisplayNumber } from "../documents/order-number";
 import type { Ctx } from "../shared/context";
 import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";

@@ -4,6 +4,9 @@ import { insertSelect } from "../db/insert-select";
 import type { DB } from "../db/sql";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
+import type { Actor } from "../shared/actor";
+
+export type { Actor };
 
 export const ORDER_STATUSES = ["draft", "pending", "processing", "partially_fulfilled", "fulfilled", "cancelled", "closed"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -34,11 +37,6 @@ export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
   closed: [],
 };
 
-export interface Actor {
-  actorType: "user" | "system" | "integration";
-  actorId?: string | null;
-}
-
 type MoveHow = Actor & { source: "manual" | "state_machine" | "fulfillment" | "payment" | "migration"; reason?: string | null; force?: boolean };
 
 function checkMove(order: { status: string }, to: OrderStatus, how: MoveHow) {
@@ -54,6 +52,14 @@ export interface OrderMove {
   how: MoveHow;
   also: { paymentStatus?: string };
   at: Date;
+}
+
+/** A payment change's order roll-up (payments/order-sync.ts) can hand its moves to the caller's next statement. */
+declare module "../payments/order-sync" {
+  interface OrderSyncOptions {
+    /** given: the order's moves are checked and put here, for the caller's next statement to write (writingOrderMoves) */
+    orderMoves?: OrderMove[];
+  }
 }
 
 /** The move checked now (409 invalid_order_transition), not written: moveOrder writes it, or a statement composing it. */

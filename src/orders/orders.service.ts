@@ -13,7 +13,7 @@ import { lineTotal } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { moveOrder, orderMove, type OrderMove, type OrderStatus, ORDER_STATUSES, orderStatusLabel, type Actor } from "./order.machine";
 import { derivePaymentStatus } from "./payment-status";
-import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
+import { type OrderPaymentFacts, orderPaymentFactsJson } from "../payments/payment-facts";
 import { isUuid } from "../shared/ids";
 import { batchLoader, loaderOf } from "../shared/batch";
 

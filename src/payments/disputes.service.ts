@@ -9,7 +9,7 @@
 // open dispute), 409 dispute_resolution_in_progress (another resolve of the same dispute is running).
 import { z } from "zod";
 import type { Payment } from "../generated/prisma/client";
-import { syncOrderAfterPayment } from "../orders/orders.service";
+import { syncOrderAfterPayment } from "./order-sync";
 import { requireScope } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";

@@ -5,11 +5,10 @@
 // dates, the lines, totals with tax lines, what was paid (the deposit) and the amount due, the seller's payment
 // instructions (remit-to) and the buyer's view link. invoices.service.ts renders and stores it.
 import type { Content, TDocumentDefinitions } from "pdfmake/interfaces";
-import type { TaxLine } from "../carts/carts.service";
 import type { Order, OrderLineItem, Payment } from "../generated/prisma/client";
-import { orderDisplayNumber } from "../orders/order-number";
-import { frozenParties, sellerBlock, type BuyerBlock, type SellerBlock } from "../quotes/quote-parties";
-import { taxLabel } from "../quotes/quote-tax";
+import { orderDisplayNumber } from "../documents/order-number";
+import { frozenParties, sellerBlock, type BuyerBlock, type SellerBlock } from "../documents/parties";
+import { taxLabel, type TaxLine } from "../documents/tax-lines";
 import type { Address } from "../shared/address";
 import type { Ctx } from "../shared/context";
 import { formatDay } from "../shared/dates";

@@ -5,7 +5,7 @@ import { insertSelect } from "../db/insert-select";
 import type { DB } from "../db/sql";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
-import { type OrderPaymentFacts, orderPaymentFactsJson } from "../orders/payment-facts";
+import { type OrderPaymentFacts, orderPaymentFactsJson } from "./payment-facts";
 
 export type PaymentStatus = "pending" | "processing" | "authorized" | "captured" | "partially_refunded" | "refunded" | "failed" | "voided" | "expired";
 

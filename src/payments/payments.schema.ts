@@ -1,11 +1,11 @@
 // GraphQL for payments: the Payment type and its enums, reads, capture/refund/mark-failed and the test
 // processor's 3-D Secure resolve. Same services and view as REST.
 import { compact } from "../graphql/args";
-import type { METHODS } from "../checkout/checkout.service";
 import type { Transaction } from "../generated/prisma/client";
 import { builder } from "../graphql/builder";
 import { describedEnum, pageOf } from "../graphql/shared-types";
 import type { PaymentStatus } from "./payment.machine";
+import type { METHODS } from "./processor";
 import {
   capturePayment,
   getPayment,

@@ -2,11 +2,10 @@
 // (single-flight), mark failed, the test processor's resolve, and reads with every filter.
 import { sql } from "kysely";
 import { z } from "zod";
-import { actorOf as callerOf } from "../shared/actor";
 import type { Payment } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
-import type { Actor, OrderMove } from "../orders/order.machine";
-import { syncOrderAfterPayment } from "../orders/orders.service";
+import { type Actor, actorOf as callerOf } from "../shared/actor";
+import { type OrderSyncOptions, syncOrderAfterPayment } from "./order-sync";
 import { requireScope, requireTenant } from "../shared/guards";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, errors, parseInput } from "../shared/errors";
@@ -15,7 +14,7 @@ import { MAX_AMOUNT, positiveAmount } from "../shared/money";
 import { keyset, pageQuery, toPage } from "../shared/pagination";
 import { nextInvoiceNumber, queueInvoiceEmail } from "./invoice-issue";
 import { movePayment, movePaymentReadingOrder, type PaymentStatus } from "./payment.machine";
-import type { OrderPaymentFacts } from "../orders/payment-facts";
+import type { OrderPaymentFacts } from "./payment-facts";
 import { type ChargeResult, processorFor, refundAtProcessor } from "./processor";
 import { isUuid } from "../shared/ids";
 
@@ -72,7 +71,7 @@ export async function applyChargeResult(
   result: ChargeResult,
   actor: Actor = system,
   /** given: the order's moves are put here for the caller's next statement to write (syncOrderAfterPayment) */
-  opts: { orderMoves?: OrderMove[] } = {},
+  opts: OrderSyncOptions = {},
 ) {
   const now = ctx.clock.now();
   const row = (type: TransactionType, status: TransactionStatus, amount: number) => ({ type, status, amount, currency: payment.currency, processorReference: result.processorPaymentId ?? null, createdAt: now });

@@ -2,6 +2,9 @@
 // (decisions.md part 5).
 import { randomUUID } from "node:crypto";
 
+/** How a checkout session collects payment (its allowedMethods); manual records add their own (payments.schema.ts). */
+export const METHODS = ["card", "net30", "processor_proxy"] as const;
+
 type ChargeOutcome = "captured" | "authorized" | "processing" | "failed";
 
 interface ChargeRequest {

@@ -7,13 +7,18 @@ import type { Ctx } from "../shared/context";
 import { formatMoney } from "../shared/money";
 import { formatDay } from "../shared/dates";
 
-export const RECEIPT_EVENTS: ReadonlySet<string> = new Set(["payment.captured", "payment.recorded"]);
+const RECEIPT_EVENTS: ReadonlySet<string> = new Set(["payment.captured", "payment.recorded"]);
 
 const METHOD_LABEL: Record<string, string> = { card: "card", net30: "invoice (Net terms)", manual: "manual payment", external: "external payment" };
 
 export const formatDate = (d: Date | string): string => formatDay(d);
 
-export function queuePaymentReceipt(tx: Ctx, tenant: { applicationId: string; environmentId: string }, data: Record<string, unknown>) {
+/** Each recorded event, in its transaction (events.service.ts eventRecorded, registered by src/hooks.ts): a capture queues the receipt. */
+export function receiptOnCapture(tx: Ctx, tenant: { applicationId: string; environmentId: string }, type: string, data: Record<string, unknown>) {
+  if (RECEIPT_EVENTS.has(type)) queuePaymentReceipt(tx, tenant, data);
+}
+
+function queuePaymentReceipt(tx: Ctx, tenant: { applicationId: string; environmentId: string }, data: Record<string, unknown>) {
   const paymentId = typeof data.paymentId === "string" ? data.paymentId : null;
   if (!paymentId) return;
   const amount = typeof data.capturedAmount === "number" ? data.capturedAmount : typeof data.amount === "number" ? data.amount : null;

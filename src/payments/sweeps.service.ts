@@ -2,7 +2,7 @@
 // (payment-authorization-expiry); Net-N invoices past their due date raise invoice.overdue once, the payment staying
 // authorized (invoice-overdue). Net-N payments never carry authorizationExpiresAt, so the two never touch one row.
 import { recordEvent, tenantOf } from "../events/events.service";
-import { syncOrderAfterPayment } from "../orders/orders.service";
+import { syncOrderAfterPayment } from "./order-sync";
 import { type Ctx, withTx } from "../shared/context";
 import { movePayment } from "./payment.machine";
 import { paymentEvent } from "./payments.service";

@@ -2,7 +2,7 @@
 import { withClears } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { AddressInput, AddressRef, addressArg } from "../graphql/shared-types";
-import type { SellerProfile } from "./seller";
+import type { SellerProfile } from "../documents/seller";
 import { applicationView, getApplication, updateApplication } from "./applications.service";
 
 type AppV = ReturnType<typeof applicationView>;

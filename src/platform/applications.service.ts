@@ -13,7 +13,7 @@ import { isPinned, requirePermission, requireSecretOrDashboard } from "../shared
 import { memberHasPermission } from "../shared/permissions";
 import { invalidatePrincipals } from "../shared/principal-cache";
 import { isUuid } from "../shared/ids";
-import { sellerInput, sellerOf, sellerPatch } from "./seller";
+import { sellerInput, sellerOf, sellerPatch } from "../documents/seller";
 
 const httpUrl = z
   .string()

@@ -4,9 +4,9 @@
 // Net-N invoice with its buyer download link. Never internal notes or comments, the working revision or target prices.
 import type { Ctx } from "../shared/context";
 import { invoiceDownloadUrl } from "../payments/invoice-issue";
-import { orderDisplayNumber } from "../orders/order-number";
+import { orderDisplayNumber } from "../documents/order-number";
 import { asAccepted } from "./quote-accepted";
-import { frozenParties } from "./quote-parties";
+import { frozenParties } from "../documents/parties";
 import { acceptanceView, buyerBaseUrl, itemView, revisionTotals } from "./quote.view";
 import { type QuoteFull, type RevisionFull } from "./quote-read.service";
 

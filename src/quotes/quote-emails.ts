@@ -7,7 +7,7 @@ import type { Ctx } from "../shared/context";
 import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";
 import { acceptedItemsText, asAccepted } from "./quote-accepted";
-import { taxLabel } from "./quote-tax";
+import { taxLabel } from "../documents/tax-lines";
 import { buyerBaseUrl, depositAmountOf, itemTotal, openShareToken, revisionTotals } from "./quote.view";
 import { type QuoteFull, type RevisionFull } from "./quote-read.service";
 

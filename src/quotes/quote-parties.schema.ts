@@ -1,7 +1,7 @@
-// GraphQL for the seller and buyer blocks a revision freezes at issue (quote-parties.ts).
+// GraphQL for the seller and buyer blocks a revision freezes at issue (documents/parties.ts).
 import { builder } from "../graphql/builder";
 import { AddressRef } from "../graphql/shared-types";
-import type { BuyerBlock, QuoteParties, SellerBlock } from "./quote-parties";
+import type { BuyerBlock, QuoteParties, SellerBlock } from "../documents/parties";
 
 const QuoteSellerRef = builder.objectRef<SellerBlock>("QuoteSeller").implement({
   description: "Who sells, as it was when the revision was issued",

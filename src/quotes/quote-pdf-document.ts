@@ -8,8 +8,8 @@ import { formatDay } from "../shared/dates";
 import { formatMoney } from "../shared/money";
 import { blockRow, box, brandColorOf, header, linesTable, metaTable, partyBlock, pdfDocument, section, sellerParty, addressLines, totalsTable, type TotalRow } from "../shared/pdf";
 import { acceptedItems, type AcceptedLine } from "./quote-accepted";
-import type { QuoteParties } from "./quote-parties";
-import { taxLabel } from "./quote-tax";
+import type { QuoteParties } from "../documents/parties";
+import { taxLabel } from "../documents/tax-lines";
 import type { QuoteFull, RevisionFull } from "./quote-read.service";
 import { itemTotal, revisionTotals } from "./quote.view";
 

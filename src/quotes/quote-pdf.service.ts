@@ -8,7 +8,7 @@ import { errors } from "../shared/errors";
 import { renderPdf } from "../shared/pdf";
 import { type Storage, storageFor } from "../shared/storage";
 import type { AcceptedLine } from "./quote-accepted";
-import { currentParties, frozenParties, type QuoteParties } from "./quote-parties";
+import { currentParties, frozenParties, type QuoteParties } from "../documents/parties";
 import { quoteDocument, type Stamp } from "./quote-pdf-document";
 import type { QuoteFull, RevisionFull } from "./quote-read.service";
 

@@ -4,7 +4,7 @@
 // revision's tax is computed live from the table as it stands; issuing freezes the tax lines (name, rate, country and
 // amount) on the revision, and every later amount (the issued offer, the buyer's accepted selection, the cart and the
 // order it becomes) is the frozen rate on that selection's taxable amount, half up via shared/money.
-import type { TaxLine } from "../carts/carts.service";
+import type { TaxLine } from "../documents/tax-lines";
 import { applyBps, sum } from "../shared/money";
 import type { TaxRate } from "../shipping-tax/shipping-tax.service";
 
@@ -49,8 +49,3 @@ export function taxLinesFor(taxRates: Omit<QuoteTaxLine, "amount">[], taxable: n
 }
 
 export const taxTotalOf = (lines: TaxLine[]) => sum(lines.map((l) => l.amount));
-
-/** "Sales tax (8.25%)": a line's name and rate, as the page and the PDF show it. */
-export function taxLabel(t: { name: string; rateBps: number | null }) {
-  return t.rateBps === null ? t.name : `${t.name} (${t.rateBps / 100}%)`;
-}

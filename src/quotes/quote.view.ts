@@ -3,7 +3,7 @@
 import { type Ctx } from "../shared/context";
 import { percentOf, sum } from "../shared/money";
 import { openSecret } from "../shared/secrets";
-import { frozenParties } from "./quote-parties";
+import { frozenParties } from "../documents/parties";
 import { type QuoteTaxLine, revisionTaxRates, type TaxedRevision, type TaxRates, taxLinesFor, taxTotalOf } from "./quote-tax";
 import { type CommentRow, type ItemRow, type QuoteFull, type RevisionFull } from "./quote-read.service";
 

@@ -12,7 +12,7 @@ import { DomainError, errors, parseInput } from "../shared/errors";
 import { MAX_AMOUNT } from "../shared/money";
 import { loadShippingTaxConfig } from "../shipping-tax/shipping-tax.service";
 import { queueQuoteEmails } from "./quote-emails";
-import { currentParties, partiesJson, sellerBlock } from "./quote-parties";
+import { currentParties, partiesJson, sellerBlock } from "../documents/parties";
 import { moveQuote, nextQuoteStatus, PATCH_STATUS_ACTIONS, type QuoteActor } from "./quote.machine";
 import { commentInput, createQuoteInput, issueQuoteInput, type LineItemInput, updateQuoteInput } from "./quotes.inputs";
 import { EMPTY_REVISION, type RevisionState, actorOf, assertFuture, itemRows, mergeRevision, newShareToken } from "./quote-revisions.service";

@@ -9,6 +9,12 @@ export interface ActorRef {
   actorName: string | null;
 }
 
+/** The caller as a history row records it (type and id). */
+export interface Actor {
+  actorType: "user" | "system" | "integration";
+  actorId?: string | null;
+}
+
 export function actorOf(subject: { principal: Principal | null }): ActorRef {
   const p = subject.principal;
   if (!p) return { actorType: "system", actorId: null, actorName: null };

@@ -3,7 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ShippingTaxSettings } from "../generated/prisma/client";
-import { addressData, assertTotalsFit, type CartWithItems, findCart, jsonOrNull, type SelectedShipping, type ShippingRate, shippingRateFields, type TaxLine, toShippingRate } from "../carts/carts.service";
+import { addressData, assertTotalsFit, type CartWithItems, findCart, jsonOrNull, type SelectedShipping, type ShippingRate, shippingRateFields, toShippingRate } from "../carts/carts.service";
+import type { TaxLine } from "../documents/tax-lines";
 import { type CartTotals, cartTotals, selectedShippingOf } from "../carts/cart.view";
 import { cartErrors } from "../carts/carts.errors";
 import { lockEditableCart, type TenantIds } from "../carts/carts.machine";

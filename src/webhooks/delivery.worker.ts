@@ -6,7 +6,7 @@ import { envelope } from "../events/events.service";
 import type { Deps } from "../shared/context";
 import { openSecret } from "../shared/secrets";
 import { previousSecretOf, SIGNING_SECRET_PURPOSE } from "./endpoints.service";
-import { afterDeliveryOutcomes, notifyInstallAlert } from "../extensions/install-health.service";
+import { hook } from "../shared/hook";
 import { signatureHeader } from "./signature";
 import { type Claimed as ClaimedRow, nextAttempt, WorkQueue } from "../shared/work-queue";
 import { sqlInPrisma } from "../db/prisma-tx-dialect";
@@ -24,6 +24,28 @@ export interface WorkerOptions {
   /** passes run side by side, so one batch's HTTP overlaps another's claim and bookkeeping */
   lanes?: number;
 }
+
+/** One delivery's outcome in a batch, as the delivery observer reads it. */
+export interface DeliveryOutcome {
+  endpointId: string;
+  ok: boolean;
+  dead: boolean;
+  statusCode: number | null;
+  eventType: string;
+  /** the event's data (extension.ping carries its reason) */
+  eventData?: unknown;
+  /** which attempt of the delivery this was (1 for the first) */
+  attempt: number;
+  error: string | null;
+}
+
+/**
+ * What extensions do with deliveries, inside the worker's bookkeeping transaction (extensions/install-health.service.ts,
+ * registered at start-up by src/hooks.ts): after a batch's outcomes are recorded, failed probes reported and installs
+ * suspended after repeated dead letters; with an endpoint's alert, an install's admins and publisher emailed.
+ */
+export const deliveryOutcomesHook = hook<(deps: Deps, tx: Tx, outcomes: DeliveryOutcome[]) => Promise<void>>("delivery outcomes handler (webhooks/delivery.worker.ts)");
+export const endpointAlertHook = hook<(deps: Deps, tx: Tx, endpointId: string, message: string) => Promise<void>>("endpoint alert handler (webhooks/delivery.worker.ts)");
 
 /** The delivery queue: a claim leases rows until "lockedUntil" and counts the attempt (shared/work-queue.ts). */
 const DELIVERIES = new WorkQueue({ table: "WebhookDelivery", lease: { until: "lockedUntil" }, attempts: "attempts" });
@@ -231,7 +253,7 @@ export class DeliveryWorker {
       }
       await this.trackAuthFailures(tx, sql, outcomes);
       // extension installs: failed probes reported, repeated dead letters suspend (extensions/install-health.service.ts)
-      await afterDeliveryOutcomes(
+      await deliveryOutcomesHook.call(
         this.deps,
         tx,
         outcomes.map((o) => ({
@@ -283,7 +305,7 @@ export class DeliveryWorker {
             });
             await tx.webhookAlert.create({ data: { endpointId, kind: "consecutive_auth_failures", statusCodes: last.flatMap((a) => (a.statusCode === null ? [] : [a.statusCode])).reverse() } });
             // an extension install's endpoint: the application's admins and the extension's publisher hear of it
-            await notifyInstallAlert(this.deps, tx, endpointId, "it answered 401 or 403 three times in a row (a wrong signing secret?). Deliveries keep retrying; fetch the current secret and verify again.");
+            await endpointAlertHook.call(this.deps, tx, endpointId, "it answered 401 or 403 three times in a row (a wrong signing secret?). Deliveries keep retrying; fetch the current secret and verify again.");
             raised = true;
           }
         } else {

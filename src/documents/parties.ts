@@ -4,7 +4,7 @@
 import type { Prisma } from "../generated/prisma/client";
 import type { Ctx } from "../shared/context";
 import { type Address, canonicalAddress } from "../shared/address";
-import { sellerOf } from "../platform/seller";
+import { sellerOf } from "./seller";
 import type { SellerParty } from "../shared/pdf";
 
 /** The seller party the PDFs draw (`name`: the legal name when set, else the application's name), plus remit-to. */
