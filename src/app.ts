@@ -28,6 +28,8 @@ import type { Deps } from "./shared/context";
 import { statusOf } from "./shared/errors";
 import { RAW_UPLOAD_PATHS } from "./extensions/client-routes";
 import { registerTokenCredentialKinds } from "./platform/auth.service";
+import { placeSubscriptionOrder } from "./orders/order-row";
+import { registerSubscriptionOrderWriter } from "./subscriptions/charge";
 import { authenticateAccessToken } from "./oauth/access-tokens";
 import { authenticateExtensionSession, extensionSessionIsLive } from "./extensions/session-auth";
 import { publicJwks } from "./platform/signing-keys";
@@ -44,6 +46,8 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
   const { config } = deps;
   // the token kinds platform/auth.service.ts resolves through the modules that hold their keys
   registerTokenCredentialKinds({ accessToken: authenticateAccessToken, extensionSession: authenticateExtensionSession, extensionSessionIsLive });
+  // a subscription charge's order is written by orders (the higher layer)
+  registerSubscriptionOrderWriter(placeSubscriptionOrder);
   const app = express();
   app.disable("x-powered-by");
   // No automatic ETag on every res.send (a SHA-1 of each body): API answers are not revalidated, and the few

@@ -8,6 +8,8 @@ import { type Clock, systemClock } from "./shared/clock";
 import type { Deps } from "./shared/context";
 import { limitSpecs, RateLimits, storeFor } from "./shared/rate-limit";
 import { sealLegacySigningSecrets } from "./webhooks/endpoints.service";
+import { placeSubscriptionOrder } from "./orders/order-row";
+import { registerSubscriptionOrderWriter } from "./subscriptions/charge";
 
 interface Runtime {
   db: Db;
@@ -32,5 +34,7 @@ export async function openRuntime(config: Config, opts: { clock?: Clock; pgliteD
     await deps.principals.start();
   }
   if (opts.migrate !== false) await sealLegacySigningSecrets(deps);
+  // a subscription charge's order is written by orders (the higher layer); the job workers renew without buildApp
+  registerSubscriptionOrderWriter(placeSubscriptionOrder);
   return { db, deps };
 }
