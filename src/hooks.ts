@@ -10,11 +10,13 @@ import { eventRecorded } from "./events/events.service";
 import { afterDeliveryOutcomes, notifyInstallAlert } from "./extensions/install-health.service";
 import { authenticateExtensionSession, extensionSessionIsLive } from "./extensions/session-auth";
 import { authenticateAccessToken } from "./oauth/access-tokens";
+import { placeSubscriptionOrder } from "./orders/order-row";
 import { syncOrderAfterPayment } from "./orders/orders.service";
 import { orderPaymentSync } from "./payments/order-sync";
 import { receiptOnCapture } from "./payments/receipts";
 import { registerTokenCredentialKinds } from "./platform/auth.service";
 import { convertQuoteForOrder } from "./quotes/quotes.service";
+import { subscriptionOrderWriter } from "./subscriptions/charge";
 import { deliveryOutcomesHook, endpointAlertHook } from "./webhooks/delivery.worker";
 
 export function registerHooks() {
@@ -31,4 +33,6 @@ export function registerHooks() {
   cartLinesChanged.register(dropDiscountBelowMinimum);
   // checkout: the order a quote's checkout created converts the quote
   quoteOrdered.register(convertQuoteForOrder);
+  // subscriptions: a charge's order row is written by orders (order-row.ts, the one writer of Order rows)
+  subscriptionOrderWriter.register(placeSubscriptionOrder);
 }

@@ -3,8 +3,7 @@
 // process's statements (a statement whose result columns come from `*` would fail with 0A000; those stay unnamed).
 import { Client } from "pg";
 import { sql } from "kysely";
-import { columns, StatementNames } from "../src/db/prepared";
-import { Prisma } from "../src/generated/prisma/client";
+import { StatementNames } from "../src/db/prepared";
 import { notStarted, pgTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
 
@@ -19,14 +18,6 @@ describe("which statement texts are named", () => {
     expect([n.name({ sql: "SELECT 1" }), n.name({ sql: "SELECT 2" }), n.size]).toEqual(["q2c_0", "q2c_1", 2]);
     const none = new StatementNames(0);
     expect([none.name({ sql: "SELECT 1" }), none.name({ sql: "SELECT 1" })]).toEqual(["", ""]);
-  });
-
-  test("columns(): the model's columns as this build knows them, optionally qualified", () => {
-    const plain = columns(Prisma.CartLineItemScalarFieldEnum);
-    expect(plain.sql).toMatch(/^"id", "cartId", /);
-    expect(plain.sql.split(", ")).toHaveLength(Object.keys(Prisma.CartLineItemScalarFieldEnum).length);
-    expect(columns(Prisma.CartLineItemScalarFieldEnum, "ins").sql).toMatch(/^ins\."id", ins\."cartId", /);
-    expect(columns(Prisma.CartLineItemScalarFieldEnum)).toBe(plain);
   });
 });
 

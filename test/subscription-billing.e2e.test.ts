@@ -6,6 +6,7 @@ import { FixedClock } from "../src/shared/clock";
 import { findJob } from "../jobs/registry";
 import { prorate } from "../src/subscriptions/subscription-changes.service";
 import { retrySubscriptionCharge } from "../src/subscriptions/renewals.service";
+import { moveSubscription, type SubscriptionWhere } from "../src/subscriptions/subscription.machine";
 import { makeCtx } from "../src/shared/context";
 import { startTestApp, type TestApp } from "./helpers/app";
 import { client } from "./helpers/http";
@@ -324,6 +325,12 @@ describe("changes", () => {
     expect(up.body.data).toMatchObject({ quantity: 3, creditAmount: 0 });
     const pays = await t.deps.prisma.payment.findMany({ where: { subscriptionId: r.subscriptionId } });
     expect(pays.map((p) => [p.status, p.amount])).toEqual([["captured", 2100]]);
+    // its order: one subscription line, and the customer's email (the charge is given none)
+    const charged = await t.deps.prisma.order.findUniqueOrThrow({ where: { id: pays[0].orderId! }, include: { lineItems: true } });
+    const buyer = await t.deps.prisma.customer.findUniqueOrThrow({ where: { id: charged.customerId! } });
+    expect(charged).toMatchObject({ source: "quantity_change", status: "fulfilled", total: 2100, subscriptionId: r.subscriptionId, email: buyer.email });
+    expect(charged.email).toMatch(/@/);
+    expect(charged.lineItems.map((l) => [l.type, l.referenceId, l.quantity])).toEqual([["subscription", "seats", expect.any(Number)]]);
     // down to 1 seat with 21 days left... 11 days left after 10 more days: credit 9300 x 11/31 = 3300, charge 3100 x 11/31 = 1100
     clock.set(new Date(START.getTime() + 20 * DAY));
     const down = await api("POST", `subscriptions/${r.subscriptionId}/change-quantity`, { key: demo.apiKey, body: { quantity: 1 } });
@@ -356,6 +363,22 @@ describe("changes", () => {
     const p = await t.deps.prisma.payment.findFirstOrThrow({ where: { subscriptionId: r.subscriptionId } });
     expect(p).toMatchObject({ status: "captured", amount: 2500 });
     expect(await eventsOf(r.subscriptionId)).toContain("subscription.plan_changed");
+  });
+
+  test("a status move with a further condition (the renewal's lease held): 409 conflict when it fails, nothing written", async () => {
+    clock.set(START);
+    const r = await subscribe({ planReference: "leased", interval: "monthly", amount: 1000, mode: "auto" });
+    await t.deps.prisma.subscription.update({ where: { id: r.subscriptionId }, data: { leaseOwner: "worker-a", leaseUntil: new Date(START.getTime() + 60_000) } });
+    const s = await t.deps.prisma.subscription.findUniqueOrThrow({ where: { id: r.subscriptionId } });
+    const ctx = makeCtx(t.deps);
+    const held = (owner: string): SubscriptionWhere => (eb) => eb("leaseOwner", "=", owner);
+    await expect(moveSubscription(ctx, s, "past_due", { failureCount: 1 }, undefined, "card_declined", held("worker-b"))).rejects.toMatchObject({ code: "conflict" });
+    expect(await t.deps.prisma.subscription.findUniqueOrThrow({ where: { id: s.id } })).toMatchObject({ status: "active", failureCount: 0 });
+    const moved = await moveSubscription(ctx, s, "past_due", { failureCount: 1, leaseOwner: null, leaseUntil: null, metadata: { note: "json set" } }, undefined, "card_declined", held("worker-a"));
+    expect(moved).toMatchObject({ status: "past_due", failureCount: 1, leaseOwner: null, metadata: { note: "json set" } });
+    expect(moved.updatedAt).toBeInstanceOf(Date);
+    const history = await t.deps.prisma.subscriptionStatusHistory.findMany({ where: { subscriptionId: s.id }, orderBy: { seq: "asc" } });
+    expect(history.map((h) => [h.fromStatus, h.toStatus, h.reason])).toEqual([[null, "active", "checkout"], ["active", "past_due", "card_declined"]]);
   });
 
   test("cancel at period end and resume; cancelling the order cancels the subscription at once", async () => {

@@ -10,7 +10,7 @@ import { cartView } from "../carts/cart.view";
 import { announce, type NewEvent, newEvent, outboxOf, recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
 import { assertMoved, type OrderMove, writingOrderMoves } from "../orders/order.machine";
-import { placeOrderRow } from "../orders/order-row";
+import { insertFirstHistoryRow, insertOrderLines, insertOrderRows } from "../orders/order-row";
 import { type Address } from "../shared/address";
 import type { Ctx } from "../shared/context";
 import { CONNECTOR_KIND, type Method, type SessionWithCart } from "./checkout.service";
@@ -81,7 +81,7 @@ export async function claimAndPlaceOrder(
         .returning("id"),
     )
     .with("o", (db) =>
-      placeOrderRow(db, {
+      insertOrderRows(db, {
         data: {
           id: orderId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, cartId: cart.id, email: a.email, status: "pending",
           currency: cart.currency, subtotal: v.subtotal, discountTotal: v.discountTotal, shippingTotal: v.shippingTotal, taxTotal: v.taxTotal, total: v.total,
@@ -94,22 +94,15 @@ export async function claimAndPlaceOrder(
         .returning(["id", "total", "compAmount", "currency"]),
     )
     .with("l", (db) =>
-      insertSelect(db, "OrderLineItem", {
-        data: cart.lineItems.map((l, i) => ({
+      insertOrderLines(
+        db,
+        cart.lineItems.map((l, i) => ({
           type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity, taxAmount: l.taxAmount,
           discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
         })),
-        set: { id: sql`gen_random_uuid()`, orderId: ref("o.id") },
-        from: ["o"],
-      }).returning("id"),
+      ).returning("id"),
     )
-    .with("h", (db) =>
-      insertSelect(db, "OrderStatusHistory", {
-        data: { fromStatus: null, toStatus: "pending", actorType: "system", source: "state_machine", createdAt: at },
-        set: { id: sql`gen_random_uuid()`, orderId: ref("o.id") },
-        from: ["o"],
-      }).returning("id"),
-    )
+    .with("h", (db) => insertFirstHistoryRow(db, at).returning("id"))
     .with("p", (db) =>
       insertSelect(db, "Payment", {
         data: { id: paymentId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, method, createdAt: at, updatedAt: at },

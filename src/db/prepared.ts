@@ -11,13 +11,11 @@
 // - No statement may expand `*` into a table's columns (`RETURNING *`, `SELECT t.*`): PostgreSQL refuses to run a
 //   prepared statement whose result columns changed ("cached plan must not change result type", 0A000), so a
 //   migration adding a column would break it in every process started before it (a rolling deploy). Prisma's own
-//   statements list their columns; hand-written ones must too: the lint forbids Kysely's selectAll and returningAll,
-//   and `columns()` below lists a model's columns for the remaining `Prisma.sql` statements.
+//   statements list their columns; hand-written ones must too: the lint forbids Kysely's selectAll and returningAll
+//   (a model's columns come from the generated client's field enum, e.g. `Prisma.SubscriptionScalarFieldEnum`).
 // Costs (docs/prisma.md): each connection keeps the statements it has run, and PostgreSQL their plans, until the
 // connection closes (pg's pool closes idle ones after 10 s). PgBouncer in transaction mode needs 1.21 or later with
 // `max_prepared_statements` set, or `DATABASE_PREPARED_STATEMENTS=0` (docs/scaling.md).
-import { Prisma } from "../generated/prisma/client";
-
 export class StatementNames {
   /** text -> name, or null for a text that is never named */
   private readonly decided = new Map<string, string | null>();
@@ -52,21 +50,3 @@ export class StatementNames {
     return this.count;
   }
 }
-
-/**
- * A model's columns for a raw statement's select list or RETURNING clause, from the generated client's field enum
- * (`Prisma.CartScalarFieldEnum`), optionally qualified by a table alias: `"id", "workspaceId", …` or `c."id", …`.
- * The list is the one this build knows, so a later migration's columns do not change what the statement returns.
- */
-export function columns(fields: Record<string, string>, alias = ""): Prisma.Sql {
-  let byAlias = columnCache.get(fields);
-  if (!byAlias) columnCache.set(fields, (byAlias = new Map()));
-  let sql = byAlias.get(alias);
-  if (!sql) {
-    const q = alias ? `${alias}.` : "";
-    sql = Prisma.raw(Object.values(fields).map((f) => `${q}"${f}"`).join(", "));
-    byAlias.set(alias, sql);
-  }
-  return sql;
-}
-const columnCache = new WeakMap<object, Map<string, Prisma.Sql>>();

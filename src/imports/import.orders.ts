@@ -6,11 +6,12 @@
 // numbers, one of its customers, then one createMany per table (orders, lines, payments, transactions,
 // fulfillments, fulfillment lines, status history) and at most three bulk updates.
 import { randomUUID } from "node:crypto";
-import { type Selectable, sql } from "kysely";
+import { type Insertable, type Selectable, sql } from "kysely";
 import { Prisma } from "../generated/prisma/client";
 import type { DB } from "../db/sql";
 import { sqlInPrisma } from "../db/prisma-tx-dialect";
 import { recordset } from "../shared/bulk-insert";
+import { insertOrderRows } from "../orders/order-row";
 import type { Tx } from "../shared/context";
 import { upsertCustomers } from "./import.customers";
 import { type BatchOutcome, emptyOutcome, type ImportHandler, type ImportSettings, type Notes, type RowError } from "./import.handler";
@@ -162,7 +163,7 @@ export const orderHandler: ImportHandler = {
     await resolveCustomers(db, s, [...plans.values()], write, out);
 
     // totals, and what each order gets: a payment when paid, a fulfillment when fulfilled
-    const orderRows: Prisma.OrderCreateManyInput[] = [];
+    const orderRows: Insertable<DB["Order"]>[] = [];
     const rewrites: Partial<Selectable<DB["Order"]>>[] = [];
     const lineRows: Prisma.OrderLineItemCreateManyInput[] = [];
     const replaceLinesOf: string[] = [];
@@ -284,15 +285,14 @@ export const orderHandler: ImportHandler = {
       await planKeys(db, s.importId, new Map([...plans.values()].map((p) => [`o:${p.parsed.number}`, { ref: p.parsed.currency, ext: null }])));
       return out;
     }
-
-    if (orderRows.length) await db.order.createMany({ data: orderRows });
+    const sqlTx = sqlInPrisma(db);
+    if (orderRows.length) await insertOrderRows(sqlTx, { data: orderRows }).execute();
     if (rewrites.length) await rewriteOrders(db, rewrites, s.now);
     if (replaceLinesOf.length) await db.orderLineItem.deleteMany({ where: { orderId: { in: replaceLinesOf } } });
     if (lineRows.length) await db.orderLineItem.createMany({ data: lineRows });
     if (totalsAdd.length) {
       // the subtotal is the sum of the lines; the total too, unless the file gives the order's total
       const totalFromFile = groups[0]![0]!.column("order.total") !== null;
-      const sqlTx = sqlInPrisma(db);
       const added = () => sql<{ id: string; add: number }>`jsonb_to_recordset(${JSON.stringify(totalsAdd)}::jsonb)`.as<"x">(sql`x("id" uuid, "add" int)`);
       await sqlTx
         .updateTable("Order as o")

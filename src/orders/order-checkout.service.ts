@@ -117,7 +117,7 @@ export async function completeOrderCheckout(
         if (cur.status !== "open") throw new DomainError("session_not_open", `This checkout session is ${cur.status}`, { status: cur.status, ...(cur.orderId ? { orderId: cur.orderId, paymentId: cur.paymentId } : {}) });
         throw new DomainError("checkout_in_progress", "This checkout is already being completed");
       }
-      await tx.db.$executeRaw`SELECT 1 FROM "Order" WHERE id = ${s.payOrderId}::uuid FOR UPDATE`;
+      await tx.sql.selectFrom("Order").select("id").where("id", "=", s.payOrderId!).forUpdate().execute();
       const o = await tx.db.order.findUniqueOrThrow({ where: { id: s.payOrderId! }, include: { payments: true } });
       // A held order takes no payment (it would move its status): the buyer can pay once the hold is released.
       assertNotOnHold(o);

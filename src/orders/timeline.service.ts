@@ -4,7 +4,7 @@
 // orders rows of one clock tick across tables as they are written (the order's first status row, then payment
 // transactions, then later status changes, then activity rows, which services write last).
 import { z } from "zod";
-import { Prisma } from "../generated/prisma/client";
+import { type SqlBool, sql } from "kysely";
 import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
@@ -99,25 +99,87 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
     : null;
   if (!order) throw errors.notFound("Order");
   const id = order.id;
-  const keyset = after ? Prisma.sql`WHERE (x.at, x.rank, x.seq) < (${after.at}::timestamptz, ${after.rank}::int, ${after.seq}::int)` : Prisma.empty;
-  const rows = await ctx.db.$queryRaw<Raw[]>`
-    SELECT x.at, x.rank, x.seq, x.id, x.kind, x.a, x.b, x.title, x.source, x.detail, x.amount, x.currency, x."actorType", x."actorName", x.reason FROM (
-      SELECT h."createdAt" AS at, CASE WHEN h."fromStatus" IS NULL THEN 0 ELSE 2 END AS rank, h.seq, h.id::text AS id, 'status' AS kind, h."fromStatus" AS a, h."toStatus" AS b,
-             NULL::text AS title, h.source, NULL::text AS detail, NULL::int AS amount, NULL::text AS currency,
-             h."actorType", NULL::text AS "actorName", h.reason
-      FROM "OrderStatusHistory" h WHERE h."orderId" = ${id}::uuid
-      UNION ALL
-      SELECT tr."createdAt", 1, tr.seq, tr.id::text, 'payment', tr.type, tr.status,
-             NULL, p.method, p.method, tr.amount, tr.currency, NULL, NULL, NULL
-      FROM "Transaction" tr JOIN "Payment" p ON p.id = tr."paymentId" WHERE p."orderId" = ${id}::uuid
-      UNION ALL
-      SELECT a."createdAt", 3, a.seq, a.id::text, a.kind, NULL, NULL,
-             a.title, a.source, a.detail, a.amount, a.currency, a."actorType", a."actorName", a.reason
-      FROM "OrderActivity" a WHERE a."orderId" = ${id}::uuid
-    ) x
-    ${keyset}
-    ORDER BY x.at DESC, x.rank DESC, x.seq DESC
-    LIMIT ${q.limit + 1}`;
+  const text = sql<string | null>`NULL::text`;
+  const int = sql<number | null>`NULL::int`;
+  const rows: Raw[] = await ctx.sql
+    .selectFrom((db) =>
+      db
+        .selectFrom("OrderStatusHistory as h")
+        .select((eb) => [
+          eb.ref("h.createdAt").as("at"),
+          sql<number>`CASE WHEN ${eb.ref("h.fromStatus")} IS NULL THEN 0 ELSE 2 END`.as("rank"),
+          "h.seq",
+          sql<string>`${eb.ref("h.id")}::text`.as("id"),
+          sql<string>`'status'`.as("kind"),
+          eb.ref("h.fromStatus").as("a"),
+          eb.ref("h.toStatus").as("b"),
+          text.as("title"),
+          "h.source",
+          text.as("detail"),
+          int.as("amount"),
+          text.as("currency"),
+          "h.actorType",
+          text.as("actorName"),
+          "h.reason",
+        ])
+        .where("h.orderId", "=", id)
+        .$castTo<Raw>() // the union's row: the three sources below are checked against it
+        .unionAll((eb) =>
+          eb
+            .selectFrom("Transaction as tr")
+            .innerJoin("Payment as p", "p.id", "tr.paymentId")
+            .select((eb) => [
+              eb.ref("tr.createdAt").as("at"),
+              sql<number>`1`.as("rank"),
+              "tr.seq",
+              sql<string>`${eb.ref("tr.id")}::text`.as("id"),
+              sql<string>`'payment'`.as("kind"),
+              eb.ref("tr.type").as("a"),
+              eb.ref("tr.status").as("b"),
+              sql<null>`NULL`.as("title"),
+              eb.ref("p.method").as("source"),
+              eb.ref("p.method").as("detail"),
+              "tr.amount",
+              "tr.currency",
+              sql<null>`NULL`.as("actorType"),
+              sql<null>`NULL`.as("actorName"),
+              sql<null>`NULL`.as("reason"),
+            ])
+            .where("p.orderId", "=", id),
+        )
+        .unionAll((eb) =>
+          eb
+            .selectFrom("OrderActivity as a")
+            .select((eb) => [
+              eb.ref("a.createdAt").as("at"),
+              sql<number>`3`.as("rank"),
+              "a.seq",
+              sql<string>`${eb.ref("a.id")}::text`.as("id"),
+              "a.kind",
+              sql<null>`NULL`.as("a"),
+              sql<null>`NULL`.as("b"),
+              "a.title",
+              "a.source",
+              "a.detail",
+              "a.amount",
+              "a.currency",
+              "a.actorType",
+              "a.actorName",
+              "a.reason",
+            ])
+            .where("a.orderId", "=", id),
+        )
+        .as("x"),
+    )
+    .select(["x.at", "x.rank", "x.seq", "x.id", "x.kind", "x.a", "x.b", "x.title", "x.source", "x.detail", "x.amount", "x.currency", "x.actorType", "x.actorName", "x.reason"])
+    .$if(after !== null, (qb) =>
+      qb.where((eb) => sql<SqlBool>`(${eb.ref("x.at")}, ${eb.ref("x.rank")}, ${eb.ref("x.seq")}) < (${after!.at}::timestamptz, ${after!.rank}::int, ${after!.seq}::int)`),
+    )
+    .orderBy("x.at", "desc")
+    .orderBy("x.rank", "desc")
+    .orderBy("x.seq", "desc")
+    .limit(q.limit + 1)
+    .execute();
   const hasMore = rows.length > q.limit;
   const page = hasMore ? rows.slice(0, q.limit) : rows;
   const items: TimelineRow[] = page.map((r) => {

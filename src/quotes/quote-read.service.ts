@@ -1,7 +1,8 @@
 // Quotes, merchant reads (quotes.md parts 2-4): the row graph a view is built from (one statement), the row lock
 // every command takes first, the tenant guards, and get / list / the buyer link's lookup / the live stream.
+import { type Expression, expressionBuilder, type RawBuilder, sql } from "kysely";
 import { Prisma } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import type { DB } from "../db/sql";
 import { currentStateFirst, whileCredentialLive } from "../events/events.service";
 import { type Envelope, tenantTopic } from "../shared/hub";
 import { filter, pipe } from "graphql-yoga";
@@ -36,26 +37,57 @@ export type CommentRow = QuoteFull["comments"][number];
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const quoteNotFound = () => errors.notFound("Quote");
 
+/** Every column of a quote row, named (no `*`: src/db/prepared.ts). */
+const QUOTE_COLUMNS = Object.values(Prisma.QuoteScalarFieldEnum) as (keyof DB["Quote"] & string)[];
+
+/** Which quote a read opens: by id within its tenant, or by the buyer link's token hash. */
+type QuoteKey = ({ id: string } & TenantIds) | { shareTokenHash: string };
+
 /**
  * The quote with its customer, application settings, revisions (lines in order) and comments in one statement:
  * PostgreSQL builds the nested JSON (json_agg), so the process only parses it. A quote read is the hottest quote
  * path (merchant reads, the buyer link, every command's answer); Prisma's relation-join include does the same in
  * one statement but costs several times the CPU to shape (bench/quotes.ts). The shape is QUOTE_INCLUDE's.
  */
-async function selectQuoteFull(ctx: Ctx, where: Prisma.Sql): Promise<QuoteFull | null> {
-  const [row] = await ctx.db.$queryRaw<any[]>`
-    SELECT ${columns(Prisma.QuoteScalarFieldEnum, "q")}, CASE WHEN c.id IS NULL THEN NULL ELSE json_build_object('id', c.id, 'email', c.email) END AS customer,
-      json_build_object('name', a.name, 'settings', a.settings) AS application,
-      (SELECT coalesce(json_agg(r ORDER BY r.number), '[]'::json) FROM (
-         SELECT r.*, (SELECT coalesce(json_agg(i ORDER BY i.position), '[]'::json) FROM "QuoteLineItem" i WHERE i."revisionId" = r.id) AS items
-         FROM "QuoteRevision" r WHERE r."quoteId" = q.id) r) AS revisions,
-      (SELECT coalesce(json_agg(cm ORDER BY cm."createdAt", cm.id), '[]'::json) FROM "QuoteComment" cm WHERE cm."quoteId" = q.id) AS comments,
-      (SELECT st."taxRates" FROM "ShippingTaxSettings" st WHERE st."applicationId" = q."applicationId" AND st."environmentId" = q."environmentId") AS "taxRates"
-    FROM "Quote" q
-    LEFT JOIN "Customer" c ON c.id = q."customerId"
-    JOIN "Application" a ON a.id = q."applicationId"
-    WHERE ${where}`;
+async function selectQuoteFull(ctx: Ctx, key: QuoteKey): Promise<QuoteFull | null> {
+  const row = await ctx.sql
+    .selectFrom("Quote as q")
+    .leftJoin("Customer as c", "c.id", "q.customerId")
+    .innerJoin("Application as a", "a.id", "q.applicationId")
+    .select(QUOTE_COLUMNS.map((c) => `q.${c}` as const))
+    .select((eb) => [
+      sql<unknown>`CASE WHEN ${eb.ref("c.id")} IS NULL THEN NULL ELSE json_build_object('id', ${eb.ref("c.id")}, 'email', ${eb.ref("c.email")}) END`.as("customer"),
+      sql<unknown>`json_build_object('name', ${eb.ref("a.name")}, 'settings', ${eb.ref("a.settings")})`.as("application"),
+      revisionsJson(eb.ref("q.id")).as("revisions"),
+      commentsJson(eb.ref("q.id")).as("comments"),
+      eb
+        .selectFrom("ShippingTaxSettings as st")
+        .select("st.taxRates")
+        .whereRef("st.applicationId", "=", "q.applicationId")
+        .whereRef("st.environmentId", "=", "q.environmentId")
+        .as("taxRates"),
+    ])
+    .where((eb) =>
+      "shareTokenHash" in key
+        ? eb("q.shareTokenHash", "=", key.shareTokenHash)
+        : eb.and([eb("q.id", "=", key.id), eb("q.applicationId", "=", key.applicationId), eb("q.environmentId", "=", key.environmentId)]),
+    )
+    .executeTakeFirst();
   return row ? shapeQuoteRow(row) : null;
+}
+
+/** A quote's revisions as one JSON array, by number, each with its lines by position. */
+function revisionsJson(quoteId: Expression<string>): RawBuilder<unknown[]> {
+  const eb = expressionBuilder<{ r: DB["QuoteRevision"]; i: DB["QuoteLineItem"] }, "r" | "i">();
+  const items = sql`(SELECT coalesce(json_agg(i ORDER BY ${eb.ref("i.position")}), '[]'::json) FROM ${sql.table("QuoteLineItem")} i WHERE ${eb.ref("i.revisionId")} = ${eb.ref("r.id")})`;
+  return sql<unknown[]>`(SELECT coalesce(json_agg(r ORDER BY ${eb.ref("r.number")}), '[]'::json) FROM (
+    SELECT r.*, ${items} AS items FROM ${sql.table("QuoteRevision")} r WHERE ${eb.ref("r.quoteId")} = ${quoteId}) r)`;
+}
+
+/** A quote's comments as one JSON array, oldest first. */
+function commentsJson(quoteId: Expression<string>): RawBuilder<unknown[]> {
+  const eb = expressionBuilder<{ cm: DB["QuoteComment"] }, "cm">();
+  return sql<unknown[]>`(SELECT coalesce(json_agg(cm ORDER BY ${eb.ref("cm.createdAt")}, ${eb.ref("cm.id")}), '[]'::json) FROM ${sql.table("QuoteComment")} cm WHERE ${eb.ref("cm.quoteId")} = ${quoteId})`;
 }
 
 const toDate = (v: unknown) => (v == null ? null : new Date(v as string));
@@ -81,7 +113,7 @@ export function shapeQuoteRow(row: any): QuoteFull {
 
 export async function findQuote(ctx: Ctx, t: TenantIds, id: string): Promise<QuoteFull | null> {
   if (!UUID_RE.test(id)) return null;
-  return selectQuoteFull(ctx, Prisma.sql`q.id = ${id}::uuid AND q."applicationId" = ${t.applicationId}::uuid AND q."environmentId" = ${t.environmentId}::uuid`);
+  return selectQuoteFull(ctx, { id, applicationId: t.applicationId, environmentId: t.environmentId });
 }
 
 export async function loadQuote(ctx: Ctx, t: TenantIds, id: string): Promise<QuoteFull> {
@@ -101,12 +133,16 @@ interface LockedQuote {
 /** Takes the quote's row lock for the rest of the transaction; unknown and foreign ids are 404. */
 export async function lockQuote(tx: Ctx, t: TenantIds, id: string): Promise<LockedQuote> {
   if (!UUID_RE.test(id)) throw quoteNotFound();
-  const [q] = await tx.db.$queryRaw<LockedQuote[]>`
-    SELECT id, status, "currentRevisionId", "expiresAt", currency FROM "Quote"
-    WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid
-    FOR UPDATE`;
+  const q = await tx.sql
+    .selectFrom("Quote")
+    .select(["id", "status", "currentRevisionId", "expiresAt", "currency"])
+    .where("id", "=", id)
+    .where("applicationId", "=", t.applicationId)
+    .where("environmentId", "=", t.environmentId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!q) throw quoteNotFound();
-  return q;
+  return { ...q, status: q.status as QuoteStatus };
 }
 
 // ---- tenant guards and reads ---------------------------------------------------------------------------------
@@ -151,7 +187,7 @@ export async function listQuotes(ctx: Ctx, query: unknown) {
 /** For the buyer side: the quote a share token opens (null for unknown or rotated-out tokens). */
 export async function findQuoteByShareToken(ctx: Ctx, token: string): Promise<QuoteFull | null> {
   if (!/^qt_[A-Za-z0-9]{32}$/.test(token)) return null;
-  return selectQuoteFull(ctx, Prisma.sql`q."shareTokenHash" = ${sha256Hex(token)}`);
+  return selectQuoteFull(ctx, { shareTokenHash: sha256Hex(token) });
 }
 
 /** quoteUpdated(id): the quote's current state first, then one item per quote.* event of this quote. */

@@ -2,7 +2,7 @@
 // (subscriptionId, savedCardId) is written first, the processor is called outside any transaction, then one
 // transaction applies its answer: on success the order (one subscription line, paid) is written and linked, and the
 // caller's subscription update runs in that same transaction.
-import { randomUUID } from "node:crypto";
+import { hook } from "../shared/hook";
 import type { Payment, SavedCard, Subscription } from "../generated/prisma/client";
 import { recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
@@ -75,7 +75,7 @@ export async function chargeSubscription<T>(
   const result = await processorFor(connector.provider).charge({ amount, currency: sub.currency, paymentToken: card.processorReference, reference: payment.id });
   return withTx(ctx, async (tx) => {
     if (result.outcome === "captured" || result.outcome === "authorized") {
-      const orderId = await insertSubscriptionOrder(tx, sub, line, a.purpose, payment.id, a.email);
+      const orderId = await subscriptionOrderWriter.call(tx, { sub, line, purpose: a.purpose, paymentId: payment.id, email: a.email });
       const p = await applyChargeResult(tx, { ...payment, orderId }, result);
       return then(tx, { ok: true, payment: p, orderId });
     }
@@ -84,29 +84,20 @@ export async function chargeSubscription<T>(
   });
 }
 
-/** The order of a subscription charge, its line, its first history row, linked to the payment: one statement. */
-async function insertSubscriptionOrder(tx: Ctx, sub: Subscription, line: ChargeLine, purpose: ChargePurpose, paymentId: string, email?: string | null) {
-  const at = tx.clock.now();
-  const orderId = randomUUID();
-  const subtotal = line.unitPrice * line.quantity;
-  const total = subtotal - line.discountAmount;
-  const source = purpose === "retry" ? "renewal" : purpose;
-  await tx.db.$executeRaw`
-    WITH o AS (
-      INSERT INTO "Order" (id, "applicationId", "environmentId", "customerId", email, status, currency, subtotal, "discountTotal", total, metadata, "subscriptionId", source, "createdAt", "updatedAt")
-      SELECT ${orderId}::uuid, ${sub.applicationId}::uuid, ${sub.environmentId}::uuid, ${sub.customerId}::uuid,
-        COALESCE(${email ?? null}, (SELECT email FROM "Customer" WHERE id = ${sub.customerId}::uuid)), 'pending', ${sub.currency},
-        ${subtotal}::int, ${line.discountAmount}::int, ${total}::int, ${JSON.stringify({ subscriptionId: sub.id, purpose })}::jsonb, ${sub.id}, ${source}, ${at}, ${at}
-      RETURNING id
-    ), l AS (
-      INSERT INTO "OrderLineItem" (id, "orderId", type, "referenceId", name, "unitPrice", quantity, "discountAmount", "requiresShipping", metadata, position)
-      SELECT gen_random_uuid(), o.id, 'subscription', ${sub.planReference}, ${line.name}, ${line.unitPrice}::int, ${line.quantity}::int, ${line.discountAmount}::int, false,
-        ${JSON.stringify({ interval: sub.interval })}::jsonb, 0 FROM o
-    ), h AS (
-      INSERT INTO "OrderStatusHistory" (id, "orderId", "fromStatus", "toStatus", "actorType", source, "createdAt")
-      SELECT gen_random_uuid(), o.id, NULL, 'pending', 'system', 'state_machine', ${at} FROM o
-    )
-    UPDATE "Payment" SET "orderId" = (SELECT id FROM o) WHERE id = ${paymentId}::uuid`;
-  await recordEvent(tx, await tenantOf(tx, sub), "order.created", { orderId, subscriptionId: sub.id, total, currency: sub.currency, customerId: sub.customerId, source });
-  return orderId;
+/** What a successful charge's order is made of: one subscription line, paid by `paymentId`. */
+export interface SubscriptionOrder {
+  sub: Subscription;
+  line: ChargeLine;
+  purpose: ChargePurpose;
+  paymentId: string;
+  email?: string | null;
 }
+
+/**
+ * Writes a successful charge's order (its line, its first history row, the payment's link) in `tx` and returns its
+ * id. The order's statement lives with the orders (orders/order-row.ts, the one place Order rows are created),
+ * a higher layer than subscriptions (docs/architecture.md, "Layers"), so the composition root registers it.
+ */
+export type SubscriptionOrderWriter = (tx: Ctx, order: SubscriptionOrder) => Promise<string>;
+/** orders writes the charge's Order row (orders/order-row.ts, the one writer of Order rows), registered at start-up */
+export const subscriptionOrderWriter = hook<SubscriptionOrderWriter>("subscription order writer");

@@ -5,12 +5,11 @@
 import { randomUUID } from "node:crypto";
 import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { requireScope } from "../shared/guards";
-import { Prisma } from "../generated/prisma/client";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError } from "../shared/errors";
 import { nextAttempt, WorkQueue } from "../shared/work-queue";
 import { cardConnector, chargeSubscription, type Connector } from "./charge";
-import { moveSubscription, type SubscriptionStatus } from "./subscription.machine";
+import { moveSubscription, SUBSCRIPTION_COLUMNS, type SubscriptionStatus, type SubscriptionWhere } from "./subscription.machine";
 import { addInterval, findSubscription, subscriptionEvent, type SubscriptionCustomer, subscriptionRead } from "./subscriptions.service";
 
 const LEASE_MS = 5 * 60_000;
@@ -32,7 +31,6 @@ async function renewalCard(ctx: Ctx, customerId: string): Promise<{ card: SavedC
  * leaseUntil) so two workers never charge one period twice; the claim also reads the customer's email.
  */
 const SUBSCRIPTIONS = new WorkQueue({ table: "Subscription", lease: { until: "leaseUntil", owner: "leaseOwner" } });
-const COLUMNS = Object.values(Prisma.SubscriptionScalarFieldEnum);
 const withEmail = () => ({ _email: SUBSCRIPTIONS.eb.selectFrom("Customer").select("Customer.email").whereRef("Customer.id", "=", "Subscription.customerId").$asScalar() });
 
 /** Claims up to `limit` due auto-mode subscriptions for `owner` (rows locked by another claimer are skipped). */
@@ -49,7 +47,7 @@ async function claimDue(ctx: Ctx, owner: string, limit: number): Promise<Claimed
     leaseMs: LEASE_MS,
     now,
     owner,
-    returning: COLUMNS,
+    returning: SUBSCRIPTION_COLUMNS,
     also: withEmail(),
   });
   // the same values Prisma reads (db/sql-values.ts); Kysely types json as unknown where Prisma says JsonValue
@@ -58,7 +56,7 @@ async function claimDue(ctx: Ctx, owner: string, limit: number): Promise<Claimed
 
 /** Claims one subscription's lease (any status in `statuses`); null when it is held or the status differs. */
 async function claimOne(ctx: Ctx, id: string, owner: string, statuses: string[]): Promise<Claimed | null> {
-  const row = await SUBSCRIPTIONS.claimId(ctx.sql, id, { due: (eb) => eb("status", "in", statuses), leaseMs: LEASE_MS, now: ctx.clock.now(), owner, returning: COLUMNS, also: withEmail() });
+  const row = await SUBSCRIPTIONS.claimId(ctx.sql, id, { due: (eb) => eb("status", "in", statuses), leaseMs: LEASE_MS, now: ctx.clock.now(), owner, returning: SUBSCRIPTION_COLUMNS, also: withEmail() });
   return row as Claimed | null;
 }
 
@@ -75,7 +73,7 @@ type RenewalResult = "renewed" | "declined" | "cancelled";
 async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connector?: Connector): Promise<RenewalResult> {
   const { _email, ...s } = sub;
   const customer: SubscriptionCustomer = { id: s.customerId, email: _email ?? null };
-  const leaseHeld = Prisma.sql`AND "leaseOwner" = ${owner}`;
+  const leaseHeld: SubscriptionWhere = (eb) => eb("leaseOwner", "=", owner);
   const clearLease = { leaseOwner: null, leaseUntil: null };
   // set once the lease was cleared with the subscription's update (the finally then has nothing to give back)
   let released = false;

@@ -2,14 +2,13 @@
 // cancellation, and plan and seat changes with proration charged to the stored card.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { Prisma, type Subscription } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import type { Subscription } from "../generated/prisma/client";
 import { requireScope } from "../shared/guards";
 import { actorOf } from "../shared/actor";
 import { type Ctx, withTx } from "../shared/context";
 import { DomainError, parseInput } from "../shared/errors";
 import { assertSumsFit } from "../shared/money";
-import { moveSubscription, type SubscriptionStatus } from "./subscription.machine";
+import { asSubscription, moveSubscription, SUBSCRIPTION_COLUMNS, type SubscriptionStatus } from "./subscription.machine";
 import { chargeSubscription } from "./charge";
 import { INTERVALS, addInterval, amount, defaultCard, findSubscription, planName, planReference, quantity, subscriptionEvent, subscriptionRead } from "./subscriptions.service";
 
@@ -92,7 +91,8 @@ export async function clearPendingChange(ctx: Ctx, id: string) {
 
 /** Cancels at once (order cancellation), in the caller's transaction; nothing if already cancelled. */
 export async function cancelSubscriptionNow(tx: Ctx, subscriptionId: string, reason: string) {
-  const [s] = await tx.db.$queryRaw<Subscription[]>`SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM "Subscription" WHERE id = ${subscriptionId}::uuid FOR UPDATE`;
+  const row = await tx.sql.selectFrom("Subscription").select(SUBSCRIPTION_COLUMNS).where("id", "=", subscriptionId).forUpdate().executeTakeFirst();
+  const s = row && asSubscription(row);
   if (!s || s.status === "cancelled") return null;
   const next = await moveSubscription(tx, s, "cancelled", { cancelledAt: tx.clock.now(), nextRetryAt: null }, actorOf(tx), reason);
   await subscriptionEvent(tx, next, "subscription.cancelled", { reason });

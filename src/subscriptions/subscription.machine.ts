@@ -1,7 +1,8 @@
 // Subscription statuses as data; every status write goes through moveSubscription (compare-and-set on the current
 // status, a SubscriptionStatusHistory row in the same statement).
+import { type Expression, type ExpressionBuilder, sql, type SqlBool, type Updateable } from "kysely";
 import { Prisma, type Subscription } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import type { DB } from "../db/sql";
 import type { ActorRef } from "../shared/actor";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -22,6 +23,15 @@ function canMoveSubscription(from: string, to: SubscriptionStatus) {
   return (SUBSCRIPTION_TRANSITIONS[from as SubscriptionStatus] ?? []).includes(to);
 }
 
+/** Every column of a subscription row, named (no `*`: src/db/prepared.ts). */
+export const SUBSCRIPTION_COLUMNS = Object.values(Prisma.SubscriptionScalarFieldEnum) as (keyof DB["Subscription"] & string)[];
+
+/** A subscription row as Kysely reads it, as the Prisma type (the same values: db/sql-values.ts; json typed unknown). */
+export const asSubscription = (row: { [K in keyof DB["Subscription"]]: unknown }) => row as Subscription;
+
+/** A further condition of a subscription's compare-and-set (the renewal's lease held). */
+export type SubscriptionWhere = (eb: ExpressionBuilder<DB, "Subscription">) => Expression<SqlBool>;
+
 /**
  * Writes `data` (and, when `to` differs from the current status, the new status with its history row) with a
  * compare-and-set on the status the caller read, in one statement. Returns the updated row; 409 conflict when the row
@@ -34,25 +44,50 @@ export async function moveSubscription(
   data: Partial<Subscription> = {},
   actor: Pick<ActorRef, "actorType" | "actorId"> = { actorType: "system", actorId: null },
   reason: string | null = null,
-  extraWhere: Prisma.Sql = Prisma.empty,
+  extraWhere?: SubscriptionWhere,
 ): Promise<Subscription> {
   if (to !== s.status && !canMoveSubscription(s.status, to)) {
     throw new DomainError("invalid_state", `A ${s.status} subscription cannot become ${to}`, { from: s.status, to });
   }
-  const sets = Object.entries({ ...data, status: to, updatedAt: ctx.clock.now() }).map(([column, v]) => {
-    if (!/^[A-Za-z]+$/.test(column)) throw new Error(`moveSubscription: not a column name: ${column}`);
-    const value = v !== null && typeof v === "object" && !(v instanceof Date) ? Prisma.sql`${JSON.stringify(v)}::jsonb` : Prisma.sql`${v ?? null}`;
-    return Prisma.sql`${Prisma.raw(`"${column}"`)} = ${value}`;
-  });
+  const now = ctx.clock.now();
+  // json values (metadata) as jsonb; the rest as they are
+  const set = Object.fromEntries(
+    Object.entries({ ...data, status: to, updatedAt: now }).map(([column, v]) => [column, v !== null && typeof v === "object" && !(v instanceof Date) ? sql`${JSON.stringify(v)}::jsonb` : (v ?? null)]),
+  ) as Updateable<DB["Subscription"]>;
   const moved = to !== s.status;
-  const [row] = await ctx.db.$queryRaw<Subscription[]>`
-    WITH s AS (
-      UPDATE "Subscription" SET ${Prisma.join(sets)} WHERE id = ${s.id}::uuid AND status = ${s.status} ${extraWhere} RETURNING ${columns(Prisma.SubscriptionScalarFieldEnum)}
-    ), h AS (
-      INSERT INTO "SubscriptionStatusHistory" (id, "subscriptionId", "fromStatus", "toStatus", "actorType", "actorId", reason, "createdAt")
-      SELECT gen_random_uuid(), s.id, ${s.status}, ${to}, ${actor.actorType}, ${actor.actorId ?? null}, ${reason}, ${ctx.clock.now()} FROM s WHERE ${moved}
+  const row = await ctx.sql
+    .with("s", (db) =>
+      db
+        .updateTable("Subscription")
+        .set(set)
+        .where("id", "=", s.id)
+        .where("status", "=", s.status)
+        .$if(extraWhere !== undefined, (q) => q.where(extraWhere!))
+        .returning(SUBSCRIPTION_COLUMNS),
     )
-    SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM s`;
+    .with("h", (db) =>
+      db
+        .insertInto("SubscriptionStatusHistory")
+        .columns(["id", "subscriptionId", "fromStatus", "toStatus", "actorType", "actorId", "reason", "createdAt"])
+        .expression((eb) =>
+          eb
+            .selectFrom("s")
+            .select((eb) => [
+              sql<string>`gen_random_uuid()`.as("id"),
+              "s.id",
+              eb.val(s.status).as("fromStatus"),
+              eb.val(to).as("toStatus"),
+              eb.val(actor.actorType).as("actorType"),
+              eb.val(actor.actorId ?? null).as("actorId"),
+              eb.val(reason).as("reason"),
+              eb.val(now).as("createdAt"),
+            ])
+            .where(sql<SqlBool>`${moved}`),
+        ),
+    )
+    .selectFrom("s")
+    .select(SUBSCRIPTION_COLUMNS.map((c) => `s.${c}` as const))
+    .executeTakeFirst();
   if (!row) throw new DomainError("conflict", "The subscription changed while this request ran; retry");
-  return row;
+  return asSubscription(row);
 }

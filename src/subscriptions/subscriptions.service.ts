@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { testVaultReference } from "../payments/processor";
-import { Prisma, type SavedCard, type Subscription } from "../generated/prisma/client";
-import { columns } from "../db/prepared";
+import { sql } from "kysely";
+import type { SavedCard, Subscription } from "../generated/prisma/client";
 import { customerUuid, findCustomer } from "../customers/customers.service";
 import { filter, pipe } from "graphql-yoga";
 import { currentStateFirst, type EventTenant, recordEvent, tenantOf, whileCredentialLive } from "../events/events.service";
@@ -14,7 +14,7 @@ import { type Ctx } from "../shared/context";
 import { errors, parseInput } from "../shared/errors";
 import { MAX_AMOUNT } from "../shared/money";
 import { keyset, parseListQuery, toPage } from "../shared/pagination";
-import { SUBSCRIPTION_STATUSES } from "./subscription.machine";
+import { asSubscription, SUBSCRIPTION_COLUMNS, SUBSCRIPTION_STATUSES } from "./subscription.machine";
 import { isUuid } from "../shared/ids";
 
 export const INTERVALS = ["weekly", "monthly", "quarterly", "yearly"] as const;
@@ -120,10 +120,16 @@ export async function findSubscription(ctx: Ctx, id: string, lock = false): Prom
   const t = requireTenant(ctx);
   if (!isUuid(id)) throw errors.notFound("Subscription");
   if (lock) {
-    const [row] = await ctx.db.$queryRaw<Subscription[]>`
-      SELECT ${columns(Prisma.SubscriptionScalarFieldEnum)} FROM "Subscription" WHERE id = ${id}::uuid AND "applicationId" = ${t.applicationId}::uuid AND "environmentId" = ${t.environmentId}::uuid FOR UPDATE`;
+    const row = await ctx.sql
+      .selectFrom("Subscription")
+      .select(SUBSCRIPTION_COLUMNS)
+      .where("id", "=", id)
+      .where("applicationId", "=", t.applicationId)
+      .where("environmentId", "=", t.environmentId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw errors.notFound("Subscription");
-    return row;
+    return asSubscription(row);
   }
   const row = await ctx.db.subscription.findFirst({ where: { id, applicationId: t.applicationId, environmentId: t.environmentId } });
   if (!row) throw errors.notFound("Subscription");
@@ -261,10 +267,11 @@ export async function createSubscriptionFromCheckout(
   await tx.db.subscriptionStatusHistory.create({ data: { subscriptionId: s.id, fromStatus: null, toStatus: s.status, actorType: "system", reason: "checkout", createdAt: now } });
   if (trialEnd) {
     // a concurrent checkout of the same plan may have redeemed it meanwhile: the first redemption stands
-    await tx.db.$executeRaw`
-      INSERT INTO "TrialRedemption" (id, "applicationId", "environmentId", "customerId", "planReference", "subscriptionId", "createdAt")
-      VALUES (gen_random_uuid(), ${s.applicationId}::uuid, ${s.environmentId}::uuid, ${a.customerId}::uuid, ${r.planReference}, ${s.id}::uuid, ${now})
-      ON CONFLICT DO NOTHING`;
+    await tx.sql
+      .insertInto("TrialRedemption")
+      .values({ id: sql`gen_random_uuid()`, applicationId: s.applicationId, environmentId: s.environmentId, customerId: a.customerId, planReference: r.planReference, subscriptionId: s.id, createdAt: now })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
   await tx.db.order.update({ where: { id: a.orderId }, data: { subscriptionId: s.id } });
   const customer = { id: a.customerId, email: a.email };
