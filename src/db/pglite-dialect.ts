@@ -18,6 +18,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import { PARSERS, sqlParams } from "./sql-values";
+import { assertOutsideTransaction } from "./tx-scope";
 
 export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite) {}
@@ -39,6 +40,7 @@ class PGliteDriver implements Driver {
   constructor(private readonly pglite: PGlite) {}
   async init() {}
   async acquireConnection(): Promise<DatabaseConnection> {
+    assertOutsideTransaction();
     return new PGliteConnection(this.pglite);
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {

@@ -23,7 +23,7 @@ import type { Pool, PoolClient } from "pg";
 import type { DB } from "../generated/kysely/types";
 import { PGliteDialect } from "./pglite-dialect";
 import { sqlParams } from "./sql-values";
-import { RootOutsideTransactions } from "./tx-scope";
+import { assertOutsideTransaction } from "./tx-scope";
 import type { StatementNames } from "./prepared";
 
 export type { DB };
@@ -41,15 +41,18 @@ function namingPool(pool: Pool, names: StatementNames | null): PostgresPool {
     release: (destroy?: boolean) => client.release(destroy),
   });
   return {
-    connect: async () => wrap(await pool.connect()),
+    connect: async () => {
+      assertOutsideTransaction();
+      return wrap(await pool.connect());
+    },
     end: () => pool.end(),
   };
 }
 
 export function sqlOnPg(pool: Pool, names: StatementNames | null): Sql {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool, names) }), plugins: [new RootOutsideTransactions()] });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool, names) }) });
 }
 
 export function sqlOnPglite(pglite: PGlite): Sql {
-  return new Kysely<DB>({ dialect: new PGliteDialect(pglite), plugins: [new RootOutsideTransactions()] });
+  return new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
 }

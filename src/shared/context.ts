@@ -133,8 +133,7 @@ export async function withSqlTx<T>(
   opts: { isolationLevel?: Prisma.TransactionIsolationLevel } = {},
 ): Promise<T> {
   return inTransaction(ctx, fn, (run) => {
-    // the transaction's own handle, without the root's guard against statements outside it (db/tx-scope.ts)
-    let tx = ctx.deps.sql.withoutPlugins().transaction();
+    let tx = ctx.deps.sql.transaction();
     if (opts.isolationLevel) tx = tx.setIsolationLevel(ISOLATION[opts.isolationLevel]);
     return tx.execute((sql) => run(NO_PRISMA, sql));
   });
@@ -149,9 +148,9 @@ async function inTransaction<T>(ctx: Ctx, fn: (tx: Ctx) => Promise<T>, open: (ru
   if (ctx.afterCommit) return fn(ctx);
   return retried(async () => {
     const hooks: (() => void | Promise<void>)[] = [];
-    // until the transaction ends, the root query builder refuses statements (db/tx-scope.ts)
-    const result = await inTransactionScope(() =>
-      open(async (db, sql) => {
+    const result = await open((db, sql) =>
+      // while the transaction is open, the root query builder refuses statements (db/tx-scope.ts)
+      inTransactionScope(async () => {
         const txCtx: Ctx = { ...ctx, db, sql, afterCommit: hooks, beforeCommit: [] };
         const r = await fn(txCtx);
         for (const h of txCtx.beforeCommit!) await h(txCtx);
