@@ -89,21 +89,23 @@ describe("GraphQL schema documents itself", () => {
     expect(json).toEqual([]);
   });
 
-  it("pages every list the same way: { nodes, pageInfo { cursor hasMore } }", () => {
+  it("pages every list the same way: a Relay connection { edges { cursor node } nodes pageInfo }, first/after (and limit/cursor)", () => {
     const pageInfo = schema.getType("PageInfo");
-    expect(isObjectType(pageInfo) && Object.keys(pageInfo.getFields()).sort()).toEqual(["cursor", "hasMore"]);
+    expect(isObjectType(pageInfo) && Object.keys(pageInfo.getFields()).sort()).toEqual(["cursor", "endCursor", "hasMore", "hasNextPage", "hasPreviousPage", "startCursor"]);
     const bad: string[] = [];
     for (const t of types) {
       if (!isObjectType(t)) continue;
       if (t.name.endsWith("Page")) {
         const f = t.getFields();
-        if (Object.keys(f).sort().join() !== "nodes,pageInfo" || String(f.pageInfo.type) !== "PageInfo!") bad.push(t.name);
+        if (Object.keys(f).sort().join() !== "edges,nodes,pageInfo" || String(f.pageInfo.type) !== "PageInfo!") bad.push(t.name);
+        const edge = getNamedType(f.edges?.type);
+        if (!isObjectType(edge) || Object.keys(edge.getFields()).sort().join() !== "cursor,node" || String(edge.getFields().cursor.type) !== "String!") bad.push(`${t.name}.edges`);
       }
       for (const f of Object.values(t.getFields())) {
-        const pagedArgs = f.args.some((a) => a.name === "limit" || a.name === "cursor" || a.name === "offset");
+        const pagedArgs = f.args.some((a) => ["limit", "cursor", "first", "after", "offset"].includes(a.name));
         if (!pagedArgs) continue;
         const names = f.args.map((a) => a.name);
-        if (!names.includes("limit") || !names.includes("cursor") || names.includes("offset")) bad.push(`${t.name}.${f.name}: args`);
+        if (!["first", "after", "limit", "cursor"].every((n) => names.includes(n)) || names.includes("offset")) bad.push(`${t.name}.${f.name}: args`);
         if (!getNamedType(f.type).name.endsWith("Page")) bad.push(`${t.name}.${f.name}: returns ${String(f.type)}`);
       }
     }

@@ -1,7 +1,7 @@
 // GraphQL for application scripts: the same services and views as REST (src/application-scripts/scripts.rest.ts).
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { type BeaconReason, type BeaconType, recordBeacon } from "./beacons.service";
 import {
   createScript,
@@ -128,8 +128,8 @@ builder.queryFields((t) => ({
     type: ScriptPage,
     description: "The environment's application scripts, newest first",
     authScopes: { scope: "application_scripts:read" },
-    args: { limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: (_r, a, ctx) => listScripts(ctx, compact({ limit: a.limit, cursor: a.cursor })),
+    args: { ...pageArgs(t) },
+    resolve: (_r, a, ctx) => listScripts(ctx, compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor) })),
   }),
   applicationScript: t.field({
     type: ScriptRef,

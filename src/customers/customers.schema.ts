@@ -2,9 +2,16 @@
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { AddressInput, AddressRef, addressArg } from "../graphql/shared-types";
-import { createCustomer, customerView, getCustomer, getCustomerByExternalId } from "./customers.service";
+import { loader } from "../graphql/loaders";
+import type { Ctx } from "../shared/context";
+import { createCustomer, customersByIds, customerView, getCustomer, getCustomerByExternalId } from "./customers.service";
 
-const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("Customer").implement({
+/** The edge to a customer from any parent holding its id (Quote.customer, Order.customer, ...): batched per request. */
+export function customerEdge(ctx: Ctx, id: string | null | undefined) {
+  return id ? loader(ctx, "customerById", (ids: string[]) => customersByIds(ctx, ids)).load(id) : null;
+}
+
+export const CustomerRef = builder.objectRef<ReturnType<typeof customerView>>("Customer").implement({
   description: "A buyer you know: linked to carts and orders, with their own payment terms",
   fields: (t) => ({
     id: t.exposeID("id", { description: "Unique identifier (a UUID; inputs also take it with a `cus_` prefix)" }),

@@ -169,6 +169,18 @@ export async function findCustomer(ctx: Ctx, tenant: TenantIds, id: string) {
   return ctx.db.customer.findFirst({ where: { id: uuid, applicationId: tenant.applicationId, environmentId: tenant.environmentId } });
 }
 
+/**
+ * Graph edges (Quote.customer, Order.customer, ...): the tenant's customers among `ids`, by id, in one statement.
+ * Ids of another tenant, or of no customer, are simply absent. Checks customers:read.
+ */
+export async function customersByIds(ctx: Ctx, ids: readonly string[]): Promise<Map<string, ReturnType<typeof customerView>>> {
+  requireScope(ctx, "customers:read");
+  const t = requireTenant(ctx);
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.customer.findMany({ where: { id: { in: [...ids] }, applicationId: t.applicationId, environmentId: t.environmentId } });
+  return new Map(rows.map((r) => [r.id, customerView(r)]));
+}
+
 export async function getCustomer(ctx: Ctx, id: string) {
   requireScope(ctx, "customers:read");
   const row = await findCustomer(ctx, requireTenant(ctx), id);

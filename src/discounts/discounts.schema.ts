@@ -1,6 +1,6 @@
 // GraphQL for discounts and the cart's promotion code: the same services and views as REST.
 import { builder } from "../graphql/builder";
-import { pageOf } from "../graphql/shared-types";
+import { pageOf, pageArgs } from "../graphql/shared-types";
 import { CartRef, DiscountTypeEnum } from "../carts/carts.schema";
 import { compact, withClears } from "../graphql/args";
 import { cartView } from "../carts/cart.view";
@@ -47,13 +47,12 @@ builder.queryFields((t) => ({
     description: "Discounts, newest first",
     authScopes: { scope: "discounts:read" },
     args: {
-      limit: t.arg.int({ description: "1 to 100, default 20" }),
-      cursor: t.arg.string({ description: "pageInfo.cursor of the previous page" }),
+      ...pageArgs(t),
       active: t.arg.boolean({ description: "Only active (true) or inactive (false) ones" }),
       code: t.arg.string({ description: "The discount with this code (any case)" }),
     },
     resolve: async (_r, a, ctx) => {
-      const page = await listDiscounts(ctx, compact({ limit: a.limit, cursor: a.cursor, code: a.code, active: a.active === null || a.active === undefined ? null : String(a.active) }));
+      const page = await listDiscounts(ctx, compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor), code: a.code, active: a.active === null || a.active === undefined ? null : String(a.active) }));
       return { items: page.items.map(discountView), pagination: page.pagination };
     },
   }),

@@ -1,7 +1,7 @@
 // GraphQL: the event log and the live `events` subscription (graphql-ws and SSE), tenant-scoped and gated by
 // each event type's read scope, fed by the same hub that feeds webhooks.
 import { builder } from "../graphql/builder";
-import { pageOf } from "../graphql/shared-types";
+import { pageOf, pageArgs } from "../graphql/shared-types";
 import { EnvironmentKindEnum } from "../platform/platform.schema";
 import type { EVENT_CONVENTIONS, eventTypeInfo } from "./catalog";
 import { envelope, getEvent, listEvents, listEventTypes, liveItem, subscribeEvents } from "./events.service";
@@ -83,9 +83,9 @@ builder.queryFields((t) => ({
     type: EventPage,
     description: "Recorded events of the credential's application and environment, newest first, of the types it may read",
     authScopes: { authenticated: true },
-    args: { type: t.arg.string({ description: "Only this type, e.g. order.created" }), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { type: t.arg.string({ description: "Only this type, e.g. order.created" }), ...pageArgs(t) },
     resolve: async (_r, args, ctx) => {
-      const page = await listEvents(ctx, { type: args.type ?? undefined, limit: args.limit ?? undefined, cursor: args.cursor ?? undefined });
+      const page = await listEvents(ctx, { type: args.type ?? undefined, limit: (args.first ?? args.limit) ?? undefined, cursor: (args.after ?? args.cursor) ?? undefined });
       return { items: page.items.map(envelope), pagination: page.pagination };
     },
   }),

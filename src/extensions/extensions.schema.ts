@@ -2,6 +2,7 @@
 // The Basic client-credential routes (enumeration, api-key mint) are REST-only: that credential is refused here.
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
+import { pageArgs, withEdgeCursors } from "../graphql/shared-types";
 import { errors } from "../shared/errors";
 import { deliveryView } from "../webhooks/endpoints.service";
 import { DeliveryPage, DeliveryRef } from "../webhooks/webhooks.schema";
@@ -51,8 +52,8 @@ builder.queryFields((t) => ({
     type: ExtensionPage,
     description: "The workspace's own extensions, newest first",
     authScopes: { authenticated: true },
-    args: { limit: t.arg.int({ description: "1..100, default 20" }), cursor: t.arg.string({ description: "pageInfo.cursor of the previous page" }) },
-    resolve: (_r, a, ctx) => listExtensions(ctx, compact({ limit: a.limit, cursor: a.cursor })),
+    args: { ...pageArgs(t) },
+    resolve: (_r, a, ctx) => listExtensions(ctx, compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor) })),
   }),
   extension: t.field({
     type: ExtensionRef,
@@ -65,8 +66,8 @@ builder.queryFields((t) => ({
     type: VersionPage,
     description: "An extension's versions, newest first",
     authScopes: { authenticated: true },
-    args: { extensionId: t.arg.id({ required: true, description: extId }), limit: t.arg.int({ description: "1..100" }), cursor: t.arg.string({ description: "Next page" }) },
-    resolve: (_r, a, ctx) => listVersions(ctx, String(a.extensionId), compact({ limit: a.limit, cursor: a.cursor })),
+    args: { extensionId: t.arg.id({ required: true, description: extId }), ...pageArgs(t) },
+    resolve: (_r, a, ctx) => listVersions(ctx, String(a.extensionId), compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor) })),
   }),
   extensionVersion: t.field({
     type: VersionRef,
@@ -80,12 +81,11 @@ builder.queryFields((t) => ({
     description: "The environment's installs, newest first (extensions:read)",
     authScopes: { scope: "extensions:read" },
     args: {
-      limit: t.arg.int({ description: "1..100" }),
-      cursor: t.arg.string({ description: "Next page" }),
+      ...pageArgs(t),
       status: t.arg({ type: InstallStatusEnum, description: "Only this status" }),
       extensionId: t.arg.id({ description: "Only this extension" }),
     },
-    resolve: (_r, a, ctx) => listInstallations(ctx, compact({ limit: a.limit, cursor: a.cursor, status: a.status, extensionId: a.extensionId ? String(a.extensionId) : undefined })),
+    resolve: (_r, a, ctx) => listInstallations(ctx, compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor), status: a.status, extensionId: a.extensionId ? String(a.extensionId) : undefined })),
   }),
   extensionInstallation: t.field({
     type: InstallationRef,
@@ -98,19 +98,21 @@ builder.queryFields((t) => ({
     type: DeliveryPage,
     description: "Deliveries to an install's endpoint, newest first (extensions:read)",
     authScopes: { scope: "extensions:read" },
-    args: { id: t.arg.id({ required: true, description: instId }), limit: t.arg.int({ description: "1..100" }), cursor: t.arg.string({ description: "pageInfo.cursor of the previous page" }) },
+    args: { id: t.arg.id({ required: true, description: instId }), ...pageArgs(t) },
     resolve: async (_r, a, ctx) => {
       // the cursor carries the offset of the next page (the REST route pages by limit/offset)
       let offset = 0;
-      if (a.cursor) {
-        const m = /^o:(\d{1,7})$/.exec(Buffer.from(a.cursor, "base64url").toString("utf8"));
+      const after = a.after ?? a.cursor;
+      if (after) {
+        const m = /^o:(\d{1,7})$/.exec(Buffer.from(after, "base64url").toString("utf8"));
         if (!m) throw errors.validation([{ path: ["cursor"], message: "Invalid cursor: pass pageInfo.cursor of the previous page" }]);
         offset = Number(m[1]);
       }
-      const page = await listInstallDeliveries(ctx, String(a.id), compact({ limit: a.limit, offset }));
+      const page = await listInstallDeliveries(ctx, String(a.id), compact({ limit: (a.first ?? a.limit), offset }));
       const next = page.offset + page.items.length;
       const hasMore = next < page.total;
-      return { items: page.items.map(deliveryView), pagination: { cursor: hasMore ? Buffer.from(`o:${next}`).toString("base64url") : null, hasMore } };
+      const items = withEdgeCursors(page.items.map(deliveryView), (i) => Buffer.from(`o:${page.offset + i + 1}`).toString("base64url"));
+      return { items, pagination: { cursor: hasMore ? Buffer.from(`o:${next}`).toString("base64url") : null, hasMore } };
     },
   }),
   installationWebhookSecret: t.field({

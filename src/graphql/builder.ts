@@ -70,12 +70,17 @@ builder.mutationType({
   description: "Writes. Send an Idempotency-Key header to make a retry safe: the same key and body replay the first answer",
 });
 
-export const PageInfo = builder
-  .objectRef<{ cursor: string | null; hasMore: boolean }>("PageInfo")
-  .implement({
-    description: "Where a page ends",
-    fields: (t) => ({
-      cursor: t.exposeString("cursor", { nullable: true, description: "Pass as `cursor` for the next page; null on the last page" }),
-      hasMore: t.exposeBoolean("hasMore", { description: "Whether another page follows" }),
-    }),
-  });
+/** A page's end as the services give it, plus (for the Relay fields) the cursor of the page's first item. */
+export type PageEnd = { cursor: string | null; hasMore: boolean; startCursor?: string | null; endCursor?: string | null };
+
+export const PageInfo = builder.objectRef<PageEnd>("PageInfo").implement({
+  description: "Where a page ends. The Relay fields (hasNextPage, endCursor, ...) and the older cursor/hasMore say the same",
+  fields: (t) => ({
+    cursor: t.exposeString("cursor", { nullable: true, description: "Pass as `cursor` (or `after`) for the next page; null on the last page" }),
+    hasMore: t.exposeBoolean("hasMore", { description: "Whether another page follows" }),
+    hasNextPage: t.boolean({ description: "Relay: whether another page follows", resolve: (p) => p.hasMore }),
+    hasPreviousPage: t.boolean({ description: "Relay: always false, as pages only go forward (first/after)", resolve: () => false }),
+    startCursor: t.string({ nullable: true, description: "Relay: the first edge's cursor", resolve: (p) => p.startCursor ?? null }),
+    endCursor: t.string({ nullable: true, description: "Relay: the last edge's cursor; pass as `after` for the next page", resolve: (p) => p.endCursor ?? null }),
+  }),
+});

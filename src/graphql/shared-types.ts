@@ -2,6 +2,7 @@
 // helper that turns a domain's list of values into a described enum.
 import { builder, PageInfo } from "./builder";
 import type { Address as AddressV } from "../shared/address";
+import { cursorOf, type Page } from "../shared/pagination";
 
 /**
  * A GraphQL enum whose values are exactly a domain constant's, each described. Keying the descriptions by the
@@ -14,15 +15,68 @@ export function describedEnum<const V extends string>(name: string, description:
   });
 }
 
-/** The one page shape: { nodes, pageInfo { cursor hasMore } }, fed by a service's { items, pagination }. */
-export function pageOf<T>(name: string, node: any, what: string) {
-  return builder.objectRef<{ items: T[]; pagination: { cursor: string | null; hasMore: boolean } }>(name).implement({
-    description: `A page of ${what}; pass pageInfo.cursor back as \`cursor\` for the next one`,
+/**
+ * The one page shape, fed by a service's { items, pagination }: the Relay connection (`edges { cursor node }`,
+ * `pageInfo { hasNextPage endCursor }`) that Relay, urql and Apollo clients page through, plus `nodes` for callers
+ * that want the items alone. Every item is keyed by (createdAt, id), so each edge has its own cursor.
+ */
+export function pageOf<T extends { createdAt: Date | string; id: string }>(name: string, node: any, what: string): ReturnType<typeof pageOfKeyed<T>>;
+export function pageOf<T>(name: string, node: any, what: string, cursor: (item: T) => string): ReturnType<typeof pageOfKeyed<T>>;
+export function pageOf<T>(name: string, node: any, what: string, cursor?: (item: T) => string) {
+  return pageOfKeyed<T>(name, node, what, cursor ?? (cursorOf as unknown as (item: T) => string));
+}
+
+/** Cursors set by a resolver whose list does not page on (createdAt, id) (an offset-paged list): win over the type's. */
+const edgeCursors = new WeakMap<object, string>();
+export function withEdgeCursors<T extends object>(items: T[], cursorAt: (index: number) => string): T[] {
+  items.forEach((item, i) => edgeCursors.set(item, cursorAt(i)));
+  return items;
+}
+
+function pageOfKeyed<T>(name: string, node: any, what: string, typeCursor: (item: T) => string) {
+  const cursor = (item: T) => edgeCursors.get(item as object) ?? typeCursor(item);
+  const Edge = builder.objectRef<T>(`${name}Edge`).implement({
+    description: `One of ${what} with the cursor that resumes the list after it`,
     fields: (t) => ({
-      nodes: t.field({ type: [node], resolve: (p) => p.items as any }),
-      pageInfo: t.field({ type: PageInfo, resolve: (p) => p.pagination }),
+      cursor: t.string({ description: "Pass as `after` to read on from this item", resolve: (i) => cursor(i) }),
+      node: t.field({ type: node, description: `The item`, resolve: (i) => i as any }),
     }),
   });
+  return builder.objectRef<Page<T>>(name).implement({
+    description: `A page of ${what} (a Relay connection); pass pageInfo.endCursor back as \`after\` for the next one`,
+    fields: (t) => ({
+      edges: t.field({ type: [Edge], description: "The items with their cursors", resolve: (p) => p.items }),
+      nodes: t.field({ type: [node], description: "The items alone", resolve: (p) => p.items as any }),
+      pageInfo: t.field({
+        type: PageInfo,
+        resolve: (p) => ({
+          ...p.pagination,
+          startCursor: p.items.length ? cursor(p.items[0]) : null,
+          endCursor: p.items.length ? cursor(p.items[p.items.length - 1]) : null,
+        }),
+      }),
+    }),
+  });
+}
+
+/** The page arguments of a list field: Relay's first/after, and the older limit/cursor (the REST query's names). */
+export function pageArgs<I, S>(t: { arg: { int: (o: { description: string }) => I; string: (o: { description: string }) => S } }) {
+  return {
+    first: t.arg.int({ description: "How many items, 1 to 100 (default 20)" }),
+    after: t.arg.string({ description: "An edge's cursor (pageInfo.endCursor): the items after it" }),
+    limit: t.arg.int({ description: "The same as `first` (the REST query's name)" }),
+    cursor: t.arg.string({ description: "The same as `after` (the REST query's name)" }),
+  };
+}
+
+/** pageArgs as the services' list query takes them: { limit, cursor }, absent when not given. */
+export function pageInput(a: { first?: number | null; after?: string | null; limit?: number | null; cursor?: string | null }) {
+  const out: { limit?: number; cursor?: string } = {};
+  const limit = a.first ?? a.limit;
+  const cursor = a.after ?? a.cursor;
+  if (limit !== null && limit !== undefined) out.limit = limit;
+  if (cursor !== null && cursor !== undefined) out.cursor = cursor;
+  return out;
 }
 
 const addressFields = {

@@ -2,7 +2,7 @@
 // /email-templates routes.
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
-import { pageOf } from "../graphql/shared-types";
+import { pageArgs, pageInput, pageOf } from "../graphql/shared-types";
 import { deleteEmailTemplate, type EmailTemplateView, type EmailView, getEmailTemplate, listEmails, listEmailTemplates, previewEmailTemplate, putEmailTemplate } from "./mail.service";
 import type { RenderedEmail } from "./templates";
 import { describedEnum } from "../graphql/shared-types";
@@ -87,16 +87,15 @@ builder.queryFields((t) => ({
     description: "The mail outbox, newest first",
     authScopes: { scope: "applications:read" },
     args: {
-      limit: t.arg.int({ description: "Page size, 1 to 100 (default 20)" }),
-      cursor: t.arg.string({ description: "From the previous page" }),
+      ...pageArgs(t),
       template: t.arg.string({ description: "Only this template" }),
       status: t.arg({ type: EmailStatusEnum, description: "Only in this state" }),
       quoteId: t.arg.id({ description: "Only this quote's" }),
       to: t.arg.string({ description: "Only to this address" }),
       paymentId: t.arg.id({ description: "Only this payment's (receipts, invoices)" }),
     },
-    resolve: (_r, a, ctx) =>
-      listEmails(ctx, compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId), paymentId: a.paymentId == null ? a.paymentId : String(a.paymentId) })),
+    resolve: (_r, { first, after, limit, cursor, ...a }, ctx) =>
+      listEmails(ctx, { ...pageInput({ first, after, limit, cursor }), ...compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId), paymentId: a.paymentId == null ? a.paymentId : String(a.paymentId) }) }),
   }),
   emailTemplates: t.field({
     type: [EmailTemplateRef],

@@ -3,11 +3,11 @@
 // GraphQL value: fetch the URL with the same credential).
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { EXPORT_COLUMNS, EXPORT_MAX_ROWS, exportUrl, prepareExport } from "./export.service";
 import type { Actor } from "./order.machine";
 import { ActorTypeEnum, orderFilterArgs } from "./orders.schema";
-import { orderTimeline, type TimelineKind, type TimelineRow } from "./timeline.service";
+import { orderTimeline, timelineCursor, type TimelineKind, type TimelineRow } from "./timeline.service";
 
 const TimelineKindEnum = describedEnum<TimelineKind>("OrderTimelineKind", "What a timeline row records", {
   status: "A status change",
@@ -34,7 +34,7 @@ const TimelineRowRef = builder.objectRef<TimelineRow>("OrderTimelineRow").implem
   }),
 });
 
-const TimelinePage = pageOf<TimelineRow>("OrderTimelinePage", TimelineRowRef, "timeline rows");
+const TimelinePage = pageOf<TimelineRow>("OrderTimelinePage", TimelineRowRef, "timeline rows", timelineCursor);
 
 const ExportRef = builder.objectRef<{ url: string; columns: string[]; maxRows: number }>("OrdersExport").implement({
   description: "Where to download the CSV export of orders",
@@ -50,8 +50,8 @@ builder.queryFields((t) => ({
     type: TimelinePage,
     description: "An order's timeline, newest first: status changes, payment transactions, fulfillments, shipments, returns, holds and comps",
     authScopes: { scope: "orders:read" },
-    args: { id: t.arg.id({ required: true, description: "The order's id" }), limit: t.arg.int({ description: "1 to 200, default 50" }), cursor: t.arg.string() },
-    resolve: (_r, a, ctx) => orderTimeline(ctx, String(a.id), compact({ limit: a.limit, cursor: a.cursor })),
+    args: { id: t.arg.id({ required: true, description: "The order's id" }), ...pageArgs(t) },
+    resolve: (_r, a, ctx) => orderTimeline(ctx, String(a.id), compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor) })),
   }),
   ordersExport: t.field({
     type: ExportRef,

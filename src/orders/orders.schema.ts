@@ -5,7 +5,7 @@ import { LineItemTypeEnum } from "../carts/carts.schema";
 import { liveItem } from "../events/events.service";
 import type { OrderStatusHistory } from "../generated/prisma/client";
 import { builder } from "../graphql/builder";
-import { AddressRef, describedEnum, pageOf } from "../graphql/shared-types";
+import { AddressRef, describedEnum, pageOf, pageArgs, pageInput } from "../graphql/shared-types";
 import { ShippingRateRef } from "../carts/carts.schema";
 import { PaymentRef, type PaymentV } from "../payments/payments.schema";
 import { captureOrderPayments, paymentView } from "../payments/payments.service";
@@ -189,11 +189,10 @@ builder.queryFields((t) => ({
     authScopes: { scope: "orders:read" },
     args: {
       ...orderFilterArgs(),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...pageArgs(t),
     },
-    resolve: async (_r, a, ctx) => {
-      const p = await listOrders(ctx, compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }));
+    resolve: async (_r, { first, after, limit, cursor, ...a }, ctx) => {
+      const p = await listOrders(ctx, { ...compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }), ...pageInput({ first, after, limit, cursor }) });
       return { items: p.items.map((o) => orderView(o)), pagination: p.pagination };
     },
   }),

@@ -64,6 +64,14 @@ function decode(cursor: string): Key {
   }
 }
 
+/** Each row's own cursor (GraphQL edges), kept beside the row so the REST row's shape stays as it is. */
+const cursors = new WeakMap<TimelineRow, string>();
+export function timelineCursor(row: TimelineRow): string {
+  const c = cursors.get(row);
+  if (!c) throw new Error("timelineCursor: a row not read by this service");
+  return c;
+}
+
 const label = orderStatusLabel;
 
 const PAYMENT_TITLE: Record<string, string> = {
@@ -192,6 +200,7 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
     if (r.actorName) row.actorName = r.actorName;
     if (r.reason) row.reason = r.reason;
     if (r.kind === "payment" && r.a === "refund" && order.subscriptionId) row.subscriptionId = order.subscriptionId;
+    cursors.set(row, encode({ at: r.at, rank: Number(r.rank), seq: Number(r.seq) }));
     return row;
   });
   const last = page[page.length - 1];

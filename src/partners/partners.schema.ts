@@ -1,6 +1,7 @@
 // GraphQL for partner referrals: the same services and views as REST (partners.rest.ts).
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
+import { cursorOf } from "../shared/pagination";
 import { parsePage } from "../shared/pagination";
 import { revealed } from "../shared/secrets";
 import { acceptHandoff, claimBilling, createTrial, type HandoffState, listReferrals, referralView, type ReferralView, revokeHandoff } from "./partners.service";
@@ -26,7 +27,7 @@ const ReferralRef = builder.objectRef<ReferralView>("PartnerReferral").implement
     createdAt: t.field({ type: "DateTime", description: "When the trial was opened", resolve: (r) => r.createdAt }),
   }),
 });
-const ReferralPage = pageOf("PartnerReferralPage", ReferralRef, "referrals");
+const ReferralPage = pageOf("PartnerReferralPage", ReferralRef, "referrals", (r: { referralId: string; createdAt: string }) => cursorOf({ createdAt: r.createdAt, id: r.referralId }));
 
 type Accepted = Awaited<ReturnType<typeof acceptHandoff>>;
 const AcceptedRef = builder.objectRef<Accepted>("PartnerHandoffAccepted").implement({
@@ -45,9 +46,9 @@ builder.queryFields((t) => ({
     type: ReferralPage,
     description: "The calling partner's client trials, newest first (dashboard sessions of a partner workspace)",
     authScopes: { dashboard: true },
-    args: { limit: t.arg.int({ description: "1 to 100, default 20" }), cursor: t.arg.string({ description: "From pageInfo.cursor" }) },
+    args: { ...pageArgs(t) },
     resolve: async (_r, a, ctx) => {
-      const page = await listReferrals(ctx, parsePage({ limit: a.limit ?? undefined, cursor: a.cursor ?? undefined }));
+      const page = await listReferrals(ctx, parsePage({ limit: (a.first ?? a.limit) ?? undefined, cursor: (a.after ?? a.cursor) ?? undefined }));
       return { items: page.items.map(referralView), pagination: page.pagination };
     },
   }),

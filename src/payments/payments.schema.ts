@@ -3,7 +3,7 @@
 import { compact } from "../graphql/args";
 import type { Transaction } from "../generated/prisma/client";
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import type { PaymentStatus } from "./payment.machine";
 import type { METHODS } from "./processor";
 import {
@@ -156,8 +156,7 @@ builder.queryFields((t) => ({
       amountMin: t.arg.int({ description: "At least this amount, minor units" }),
       amountMax: t.arg.int({ description: "At most this amount, minor units" }),
       aging: t.arg({ type: AgingEnum, description: "Unpaid (authorized) invoices this many days past due" }),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...pageArgs(t),
     },
     resolve: async (_r, a, ctx) => {
       const p = await listPayments(
@@ -171,8 +170,8 @@ builder.queryFields((t) => ({
           amount_min: a.amountMin,
           amount_max: a.amountMax,
           aging: a.aging,
-          limit: a.limit,
-          cursor: a.cursor,
+          limit: (a.first ?? a.limit),
+          cursor: (a.after ?? a.cursor),
         }),
       );
       return { items: p.items.map(paymentView), pagination: p.pagination };

@@ -1,7 +1,8 @@
 // GraphQL types and fields for workspace invitations and members: the same services as REST (members.rest.ts),
 // the same error codes in extensions.code.
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
+import { cursorOf } from "../shared/pagination";
 import { INVITATION_STATUSES } from "./invitation.machine";
 import { acceptInvite, createInvite, type InviteView, listInvites, resendInvite, revokeInvite } from "./invitations.service";
 import { getMyMembership, listMembers, type MemberView, removeMember, updateMember } from "./members.service";
@@ -95,7 +96,7 @@ const AcceptedInvitation = builder.objectRef<{ workspaceId: string; memberId: st
 });
 
 const InvitationPage = pageOf("InvitationPage", InvitationRef, "invitations");
-const MemberPage = pageOf("WorkspaceMemberPage", MemberRef, "members");
+const MemberPage = pageOf("WorkspaceMemberPage", MemberRef, "members", (m: { memberId: string; createdAt: string }) => cursorOf({ createdAt: m.createdAt, id: m.memberId }));
 
 const ApplicationRoleInput = builder.inputType("ApplicationRoleInput", {
   description: "A role on one application",
@@ -127,17 +128,16 @@ builder.queryFields((t) => ({
     args: {
       workspaceId: workspaceArg(t),
       status: t.arg({ type: InvitationStatusEnum, description: "Only this status" }),
-      limit: t.arg.int({ description: "1 to 100, default 20" }),
-      cursor: t.arg.string({ description: "pageInfo.cursor of the previous page" }),
+      ...pageArgs(t),
     },
-    resolve: (_r, a, ctx) => listInvites(ctx, String(a.workspaceId), defined({ status: a.status ?? undefined, limit: a.limit ?? undefined, cursor: a.cursor ?? undefined })),
+    resolve: (_r, a, ctx) => listInvites(ctx, String(a.workspaceId), defined({ status: a.status ?? undefined, limit: (a.first ?? a.limit) ?? undefined, cursor: (a.after ?? a.cursor) ?? undefined })),
   }),
   members: t.field({
     type: MemberPage,
     description: "The workspace's members, newest first (workspace:edit-member or workspace:remove-member)",
     authScopes: { dashboard: true },
-    args: { workspaceId: workspaceArg(t), limit: t.arg.int({ description: "1 to 100, default 20" }), cursor: t.arg.string({ description: "pageInfo.cursor of the previous page" }) },
-    resolve: (_r, a, ctx) => listMembers(ctx, String(a.workspaceId), defined({ limit: a.limit ?? undefined, cursor: a.cursor ?? undefined })),
+    args: { workspaceId: workspaceArg(t), ...pageArgs(t) },
+    resolve: (_r, a, ctx) => listMembers(ctx, String(a.workspaceId), defined({ limit: (a.first ?? a.limit) ?? undefined, cursor: (a.after ?? a.cursor) ?? undefined })),
   }),
   myMembership: t.field({
     type: MemberRef,

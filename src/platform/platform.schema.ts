@@ -1,7 +1,7 @@
 // GraphQL types and fields for the platform: viewer, API keys, environments, connectors. Resolvers call the
 // same services as REST; mutations re-read with the GraphQL selection.
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { parsePage } from "../shared/pagination";
 import { type OneTimeSecret, revealed } from "../shared/secrets";
 import { createApiKey, listApiKeys, revokeApiKey } from "./api-keys.service";
@@ -199,8 +199,8 @@ builder.queryFields((t) => ({
     type: ApiKeyPage,
     description: "The environment's API keys, newest first",
     authScopes: { scope: "api_keys:read" },
-    args: { limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: (_r, args, ctx) => listApiKeys(ctx, parsePage({ limit: args.limit ?? undefined, cursor: args.cursor ?? undefined })),
+    args: { ...pageArgs(t) },
+    resolve: (_r, args, ctx) => listApiKeys(ctx, parsePage({ limit: (args.first ?? args.limit) ?? undefined, cursor: (args.after ?? args.cursor) ?? undefined })),
   }),
   environments: t.prismaField({
     type: [Environment],
@@ -213,8 +213,8 @@ builder.queryFields((t) => ({
     type: ConnectorPage,
     description: "The environment's connectors, newest first",
     authScopes: { scope: "connectors:read" },
-    args: { limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: (_r, args, ctx) => listConnectors(ctx, parsePage({ limit: args.limit ?? undefined, cursor: args.cursor ?? undefined })),
+    args: { ...pageArgs(t) },
+    resolve: (_r, args, ctx) => listConnectors(ctx, parsePage({ limit: (args.first ?? args.limit) ?? undefined, cursor: (args.after ?? args.cursor) ?? undefined })),
   }),
   connector: t.prismaField({
     type: Connector,

@@ -3,7 +3,7 @@
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
 import { QuotePartiesRef } from "./quote-parties.schema";
-import { pageOf } from "../graphql/shared-types";
+import { pageArgs, pageInput, pageOf } from "../graphql/shared-types";
 import { TaxLineRef } from "../carts/carts.schema";
 import { listNotifications, markNotificationRead, type NotificationView } from "../notifications/notifications.service";
 import { acceptQuote } from "./quote-accept.service";
@@ -271,13 +271,12 @@ builder.queryFields((t) => ({
     description: "In-app notifications, newest first",
     authScopes: { scope: "quotes:read" },
     args: {
-      limit: t.arg.int({ description: "Page size, 1 to 100 (default 20)" }),
-      cursor: t.arg.string({ description: "From the previous page" }),
+      ...pageArgs(t),
       type: t.arg({ type: NotificationTypeEnum, description: "Only this type" }),
       quoteId: t.arg.id({ description: "Only this quote's" }),
       unread: t.arg.boolean({ description: "true: unread only; false: read only" }),
     },
-    resolve: (_r, a, ctx) => listNotifications(ctx, compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId), unread: a.unread == null ? a.unread : String(a.unread) })),
+    resolve: (_r, { first, after, limit, cursor, ...a }, ctx) => listNotifications(ctx, { ...pageInput({ first, after, limit, cursor }), ...compact({ ...a, quoteId: a.quoteId == null ? a.quoteId : String(a.quoteId), unread: a.unread == null ? a.unread : String(a.unread) }) }),
   }),
 }));
 

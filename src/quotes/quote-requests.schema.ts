@@ -2,7 +2,7 @@
 // services as REST (quote-requests.service.ts).
 import { compact } from "../graphql/args";
 import { builder } from "../graphql/builder";
-import { pageOf } from "../graphql/shared-types";
+import { pageOf, pageArgs, pageInput } from "../graphql/shared-types";
 import { revealed } from "../shared/secrets";
 import { createRequestForm, listRequestForms, requestQuoteFromCart, rotateFormToken, submitQuoteRequest } from "./quote-requests.service";
 import { QuoteRef } from "./quotes.schema";
@@ -65,8 +65,8 @@ builder.queryFields((t) => ({
     type: QuoteRequestFormPage,
     description: "Request forms, newest first (never their tokens)",
     authScopes: { scope: "quotes:read" },
-    args: { limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: (_r, a, ctx) => listRequestForms(ctx, compact(a)),
+    args: { ...pageArgs(t) },
+    resolve: (_r, a, ctx) => listRequestForms(ctx, pageInput(a)),
   }),
 }));
 

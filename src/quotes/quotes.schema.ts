@@ -1,12 +1,13 @@
 // GraphQL for quotes, merchant side: the same services and views as REST. A quote read is one SQL statement
 // (the service loads quote, revisions, items, comments and customer together), so nested fields never query.
 import { LineItemTypeEnum } from "../carts/carts.schema";
+import { CustomerRef, customerEdge } from "../customers/customers.schema";
 import { compact, withClears } from "../graphql/args";
 import type { LINE_ITEM_TYPES } from "../carts/cart-items.service";
 import { liveItem } from "../events/events.service";
 import { builder } from "../graphql/builder";
 import { QuotePartiesRef } from "./quote-parties.schema";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageArgs, pageInput, pageOf } from "../graphql/shared-types";
 import { TaxLineRef } from "../carts/carts.schema";
 import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
 import type { COMMENT_VISIBILITIES, DELIVERY_METHODS, DEPOSIT_TYPES, SHIPPING_MODES, TERMS_MODES } from "./quotes.inputs";
@@ -167,10 +168,6 @@ const QuoteCommentRef = builder.objectRef<CommentV>("QuoteComment").implement({
   }),
 });
 
-const QuoteCustomerRef = builder.objectRef<NonNullable<QuoteView["customer"]>>("QuoteCustomer").implement({
-  description: "The customer a quote is linked to",
-  fields: (t) => ({ id: t.exposeID("id"), email: t.exposeString("email", { nullable: true, description: "The customer's email" }) }),
-});
 type AcceptanceV = NonNullable<QuoteView["acceptance"]>;
 const AcceptedLineRef = builder.objectRef<AcceptanceV["items"][number]>("QuoteAcceptedLine").implement({
   description: "A line as accepted",
@@ -200,7 +197,13 @@ export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
     status: t.field({ type: QuoteStatusEnum, description: "Where it is in its life", resolve: (q) => q.status as (typeof QUOTE_STATUSES)[number] }),
     currency: t.exposeString("currency"),
     customerId: t.exposeID("customerId", { nullable: true, description: "The linked customer" }),
-    customer: t.field({ type: QuoteCustomerRef, nullable: true, description: "The linked customer", resolve: (q) => q.customer }),
+    customer: t.field({
+      type: CustomerRef,
+      nullable: true,
+      description: "The linked customer (needs customers:read; without it this field alone errors)",
+      authScopes: { scope: "customers:read" },
+      resolve: (q, _a, ctx) => customerEdge(ctx, q.customerId),
+    }),
     customerEmail: t.exposeString("customerEmail", { description: "The buyer's email" }),
     companyName: t.exposeString("companyName", { nullable: true, description: "The buyer's company" }),
     buyerReference: t.exposeString("buyerReference", { nullable: true, description: "The buyer's own reference (PO number, …)" }),
@@ -305,13 +308,13 @@ builder.queryFields((t) => ({
     description: "Quotes, newest first",
     authScopes: { scope: "quotes:read" },
     args: {
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...pageArgs(t),
       status: t.arg({ type: QuoteStatusEnum, description: "Only this status" }),
       customerId: t.arg.id({ description: "Only this customer's (`cus_` prefix optional)" }),
       q: t.arg.string({ description: "Number, buyer email, company or reference contains this (case-insensitive)" }),
     },
-    resolve: (_r, a, ctx) => listQuotes(ctx, compact({ ...a, customerId: a.customerId == null ? null : String(a.customerId) })),
+    resolve: (_r, { first, after, limit, cursor, ...a }, ctx) =>
+      listQuotes(ctx, { ...compact({ ...a, customerId: a.customerId == null ? null : String(a.customerId) }), ...pageInput({ first, after, limit, cursor }) }),
   }),
 }));
 

@@ -21,6 +21,11 @@ function encodeCursor(k: Key) {
   return Buffer.from(JSON.stringify([k.createdAt.toISOString(), k.id])).toString("base64url");
 }
 
+/** The cursor that resumes a list after this item (GraphQL edges carry one per node); views may hold ISO strings. */
+export function cursorOf(item: { createdAt: Date | string; id: string }): string {
+  return encodeCursor({ createdAt: new Date(item.createdAt), id: item.id });
+}
+
 function decodeCursor(cursor: string): Key {
   try {
     const [c, i] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -58,4 +63,15 @@ export function toPage<T extends Key>(rows: T[], page: PageQuery): Page<T> {
   const hasMore = rows.length > page.limit;
   const items = hasMore ? rows.slice(0, page.limit) : rows;
   return { items, pagination: { cursor: hasMore ? encodeCursor(items[items.length - 1]) : null, hasMore } };
+}
+
+/**
+ * Pages of several parents' children from one statement's rows (GraphQL edges such as Customer.orders on a page of
+ * customers): `rows` hold at most limit + 1 per parent, newest first (a window function's row_number() <= limit + 1),
+ * and every parent gets its page, empty when it has no rows.
+ */
+export function pagesByParent<T extends Key>(parentIds: readonly string[], rows: T[], parentOf: (row: T) => string | null, page: PageQuery): Map<string, Page<T>> {
+  const grouped = new Map<string, T[]>(parentIds.map((id) => [id, []]));
+  for (const r of rows) grouped.get(parentOf(r) ?? "")?.push(r);
+  return new Map([...grouped].map(([id, rs]) => [id, toPage(rs, page)]));
 }

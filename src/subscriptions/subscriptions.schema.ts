@@ -3,7 +3,7 @@
 import { compact } from "../graphql/args";
 import { liveItem } from "../events/events.service";
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { renewSubscriptionNow } from "./renewals.service";
 import type { SubscriptionStatus } from "./subscription.machine";
 import { changeSubscriptionPlan, changeSubscriptionQuantity, clearPendingChange, resumeSubscription, updateSubscription } from "./subscription-changes.service";
@@ -127,10 +127,9 @@ builder.queryFields((t) => ({
     args: {
       status: t.arg({ type: SubscriptionStatusEnum, description: "Only this status" }),
       customerId: t.arg.id({ description: "Only this customer's" }),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...pageArgs(t),
     },
-    resolve: (_r, a, ctx) => listSubscriptions(ctx, compact({ status: a.status, customerId: a.customerId ? String(a.customerId) : null, limit: a.limit, cursor: a.cursor })),
+    resolve: (_r, a, ctx) => listSubscriptions(ctx, compact({ status: a.status, customerId: a.customerId ? String(a.customerId) : null, limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor) })),
   }),
   trialEligibility: t.field({
     type: TrialEligibilityRef,

@@ -3,7 +3,7 @@
 import type { WebhookDeliveryAttempt } from "../generated/prisma/client";
 import { compact, withClears } from "../graphql/args";
 import { builder } from "../graphql/builder";
-import { describedEnum, pageOf } from "../graphql/shared-types";
+import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { type OneTimeSecret, revealed } from "../shared/secrets";
 import {
   createEndpoint,
@@ -117,9 +117,9 @@ builder.queryFields((t) => ({
     type: DeliveryPage,
     authScopes: { scope: "webhooks:read" },
     description: "An endpoint's deliveries, newest first",
-    args: { endpointId: t.arg.id({ required: true, description: endpointId }), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { endpointId: t.arg.id({ required: true, description: endpointId }), ...pageArgs(t) },
     resolve: async (_r, a, ctx) => {
-      const page = await listDeliveriesPage(ctx, String(a.endpointId), compact({ limit: a.limit, cursor: a.cursor }));
+      const page = await listDeliveriesPage(ctx, String(a.endpointId), compact({ limit: (a.first ?? a.limit), cursor: (a.after ?? a.cursor) }));
       return { ...page, items: page.items.map(deliveryView) };
     },
   }),
