@@ -7,7 +7,8 @@ import { type SqlBool, sql } from "kysely";
 import { insertSelect } from "../db/insert-select";
 import type { DB } from "../db/sql";
 import { announce, newEvent, outboxOf, principalEventTenant, recordEvent } from "../events/events.service";
-import { writingOutbox } from "../events/outbox";
+import { outboxRows, outboxShape, outboxSlots, writingOutboxRows } from "../events/outbox";
+import { runTemplate, slotsOf } from "../db/template";
 import { requireScope, requireTenant } from "../shared/guards";
 import { metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
@@ -137,68 +138,83 @@ export async function addLineItem(ctx: Ctx, cartId: string, body: unknown) {
     unitPrice: input.unitPrice,
   });
   const gross = input.unitPrice * input.quantity;
-  const ref = sql.ref;
-  // the cart's parts with this line, as the statement sees them after the lock
-  const after = cartFitsSql({
-    subtotal: sql<number>`${ref("cur.subtotal")} + ${gross}::float8`,
-    discount: sql<number>`${ref("cur.discount")} + ${input.discountAmount}::float8`,
-    shipping: ref<number>("lock.shipping"),
-    tax: sql<number>`${ref("cur.tax")} + ${input.taxAmount}::float8 + ${ref("lock.taxLinesTotal")}`,
+  const values = {
+    cartId,
+    applicationId: t.applicationId,
+    environmentId: t.environmentId,
+    gross,
+    discountAmount: input.discountAmount,
+    taxAmount: input.taxAmount,
+    now: ctx.clock.now(),
+    line: {
+      id,
+      type: input.type,
+      referenceId: input.referenceId ?? null,
+      name: input.name,
+      description: input.description ?? null,
+      unitPrice: input.unitPrice,
+      quantity: input.quantity,
+      taxAmount: input.taxAmount,
+      discountAmount: input.discountAmount,
+      imageUrl,
+      requiresShipping: input.requiresShipping ?? input.type !== "service",
+      metadata: input.metadata ?? {},
+    },
+    ox: outboxRows(outboxOf(ctx, [added])),
+  };
+  // one statement, built and compiled once (src/db/template.ts): lock the cart, check it still fits, insert the line,
+  // touch the cart, write the event
+  const { rows } = await runTemplate(ctx.sql, `cart.addLine.${outboxShape(values.ox)}`, values, (p, shape) => {
+    const ref = sql.ref;
+    // the cart's parts with this line, as the statement sees them after the lock
+    const after = cartFitsSql({
+      subtotal: sql<number>`${ref("cur.subtotal")} + ${p.gross}::float8`,
+      discount: sql<number>`${ref("cur.discount")} + ${p.discountAmount}::float8`,
+      shipping: ref<number>("lock.shipping"),
+      tax: sql<number>`${ref("cur.tax")} + ${p.taxAmount}::float8 + ${ref("lock.taxLinesTotal")}`,
+    });
+    const fits = sql<SqlBool>`${ref("lock.status")} = ANY (${[...EDITABLE_STATUSES]}::text[]) AND ${ref("cur.n")} < ${MAX_LINE_ITEMS} AND ${after}`;
+    const statement = ctx.sql
+      .with("lock", (db) =>
+        db
+          .selectFrom("Cart")
+          .select((eb) => [
+            "id",
+            "status",
+            "selectedShipping",
+            "taxLines",
+            sql<number>`COALESCE((${eb.ref("selectedShipping")} ->> 'rateAmount')::float8, 0)`.as("shipping"),
+            sql<number>`CASE WHEN jsonb_typeof(${eb.ref("taxLines")}) = 'array' THEN (SELECT COALESCE(SUM((e ->> 'amount')::float8), 0) FROM jsonb_array_elements(${eb.ref("taxLines")}) e) ELSE 0 END`.as("taxLinesTotal"),
+          ])
+          .where("id", "=", p.cartId)
+          .where("applicationId", "=", p.applicationId)
+          .where("environmentId", "=", p.environmentId)
+          .forUpdate(),
+      )
+      .with("cur", (db) =>
+        db.selectFrom(["lock", sql<{ n: number; subtotal: number; discount: number; tax: number }>`LATERAL cart_line_sums(${ref("lock.id")})`.as("s")]).select(["s.n", "s.subtotal", "s.discount", "s.tax"]),
+      )
+      .with("ins", (db) =>
+        insertSelect(db, "CartLineItem", {
+          data: slotsOf(shape.line, "line"),
+          set: { cartId: ref("lock.id"), createdAt: sql`clock_timestamp()` },
+          from: ["lock", "cur"],
+          where: fits,
+        }).returning(LINE_COLUMNS),
+      )
+      .with("touch", (db) => db.updateTable("Cart").set({ updatedAt: p.now }).where("id", "=", (eb) => eb.selectFrom("ins").select("ins.cartId")).returning("id"));
+    return writingOutboxRows(statement, outboxSlots(shape.ox, "ox"), sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table("ins")})`)
+      .selectFrom(sql`(SELECT 1)`.as("one"))
+      .leftJoin("ins", (j) => j.onTrue())
+      .select(LINE_COLUMNS.map((c) => `ins.${c}` as const))
+      .select((eb) => [
+        eb.selectFrom("lock").select("lock.status").as("_status"),
+        eb.selectFrom("cur").select(sql<{ n: number; subtotal: number; discount: number; tax: number }>`row_to_json(cur)`.as("b")).as("_before"),
+        eb.selectFrom("lock").select("lock.selectedShipping").as("_selectedShipping"),
+        eb.selectFrom("lock").select("lock.taxLines").as("_taxLines"),
+      ]);
   });
-  const fits = sql<SqlBool>`${ref("lock.status")} = ANY (${[...EDITABLE_STATUSES]}::text[]) AND ${ref("cur.n")} < ${MAX_LINE_ITEMS} AND ${after}`;
-  const statement = ctx.sql
-    .with("lock", (db) =>
-      db
-        .selectFrom("Cart")
-        .select((eb) => [
-          "id",
-          "status",
-          "selectedShipping",
-          "taxLines",
-          sql<number>`COALESCE((${eb.ref("selectedShipping")} ->> 'rateAmount')::float8, 0)`.as("shipping"),
-          sql<number>`CASE WHEN jsonb_typeof(${eb.ref("taxLines")}) = 'array' THEN (SELECT COALESCE(SUM((e ->> 'amount')::float8), 0) FROM jsonb_array_elements(${eb.ref("taxLines")}) e) ELSE 0 END`.as("taxLinesTotal"),
-        ])
-        .where("id", "=", cartId)
-        .where("applicationId", "=", t.applicationId)
-        .where("environmentId", "=", t.environmentId)
-        .forUpdate(),
-    )
-    .with("cur", (db) =>
-      db.selectFrom(["lock", sql<{ n: number; subtotal: number; discount: number; tax: number }>`LATERAL cart_line_sums(${ref("lock.id")})`.as("s")]).select(["s.n", "s.subtotal", "s.discount", "s.tax"]),
-    )
-    .with("ins", (db) =>
-      insertSelect(db, "CartLineItem", {
-        data: {
-          id,
-          type: input.type,
-          referenceId: input.referenceId ?? null,
-          name: input.name,
-          description: input.description ?? null,
-          unitPrice: input.unitPrice,
-          quantity: input.quantity,
-          taxAmount: input.taxAmount,
-          discountAmount: input.discountAmount,
-          imageUrl,
-          requiresShipping: input.requiresShipping ?? input.type !== "service",
-          metadata: input.metadata ?? {},
-        },
-        set: { cartId: ref("lock.id"), createdAt: sql`clock_timestamp()` },
-        from: ["lock", "cur"],
-        where: fits,
-      }).returning(LINE_COLUMNS),
-    )
-    .with("touch", (db) => db.updateTable("Cart").set({ updatedAt: ctx.clock.now() }).where("id", "=", (eb) => eb.selectFrom("ins").select("ins.cartId")).returning("id"));
-  const row = await writingOutbox(statement, outboxOf(ctx, [added]), sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table("ins")})`)
-    .selectFrom(sql`(SELECT 1)`.as("one"))
-    .leftJoin("ins", (j) => j.onTrue())
-    .select(LINE_COLUMNS.map((c) => `ins.${c}` as const))
-    .select((eb) => [
-      eb.selectFrom("lock").select("lock.status").as("_status"),
-      eb.selectFrom("cur").select(sql<{ n: number; subtotal: number; discount: number; tax: number }>`row_to_json(cur)`.as("b")).as("_before"),
-      eb.selectFrom("lock").select("lock.selectedShipping").as("_selectedShipping"),
-      eb.selectFrom("lock").select("lock.taxLines").as("_taxLines"),
-    ])
-    .executeTakeFirstOrThrow();
+  const row = rows[0];
   const { _status, _before: before, _selectedShipping, _taxLines, ...item } = row;
   if (item.id) {
     announce(ctx, [added]);

@@ -4,12 +4,13 @@ import { randomUUID } from "node:crypto";
 import { type SqlBool, sql } from "kysely";
 import type { CheckoutSession, Payment } from "../generated/prisma/client";
 import { insertSelect } from "../db/insert-select";
-import { writingOutbox } from "../events/outbox";
+import { outboxRows, outboxShape, outboxSlots, writingOutboxRows } from "../events/outbox";
+import { runTemplate, slotsOf } from "../db/template";
 import { PAYMENT_COLUMNS } from "../payments/payment.machine";
 import { cartView } from "../carts/cart.view";
 import { announce, type NewEvent, newEvent, outboxOf, recordEvent, tenantOf } from "../events/events.service";
 import { applyChargeResult } from "../payments/payments.service";
-import { assertMoved, type OrderMove, writingOrderMoves } from "../orders/order.machine";
+import { assertMoved, type OrderMove, orderMoveRows, orderMoveSlots, orderMovesShape, writingOrderMoveRows } from "../orders/order.machine";
 import { insertFirstHistoryRow, insertOrderLines, insertOrderRows } from "../orders/order-row";
 import { type Address } from "../shared/address";
 import type { Ctx } from "../shared/context";
@@ -40,101 +41,118 @@ export async function claimAndPlaceOrder(
   const orderId = a.atOnce?.orderId ?? randomUUID();
   const paymentId = a.atOnce?.paymentId ?? randomUUID();
   const net = method === "net30";
-  const ref = sql.ref;
-  const custNetTerms = sql<number | null>`(SELECT ${ref("cust.netTermsDays")} FROM ${sql.table("cust")})`;
-  const placing = tx.sql
-    .with("conn", (db) =>
-      db
-        .selectFrom("Connector")
-        .select(["id", "provider"])
-        .where("applicationId", "=", s.applicationId)
-        .where("environmentId", "=", s.environmentId)
-        .where("kind", "=", CONNECTOR_KIND[method])
-        .where("status", "=", "active")
-        .orderBy("createdAt")
-        .limit(1),
-    )
-    .with("cust", (db) =>
-      db
-        .selectFrom("Customer")
-        .select(["id", "netTermsDays"])
-        .where("applicationId", "=", s.applicationId)
-        .where("environmentId", "=", s.environmentId)
-        .where((eb) => (s.customerId ? eb("id", "=", s.customerId) : eb("email", "=", a.email))),
-    )
-    .with("claim", (db) =>
-      db
-        .updateTable("CheckoutSession")
-        .set({ completionStartedAt: a.now })
-        .where("id", "=", s.id)
-        .where("status", "=", "open")
-        .where((eb) => eb.or([eb("completionStartedAt", "is", null), eb("completionStartedAt", "<", new Date(a.now.getTime() - STALE_CLAIM_MS))]))
-        .$if(Boolean(a.atOnce), (q) =>
-          q.where((eb) =>
-            eb.and([
-              eb.exists(eb.selectFrom("cust").select("cust.id").where("cust.id", "=", a.atOnce!.customerId)),
-              eb.exists(eb.selectFrom("conn").select("conn.id")),
-              eb.not(eb.exists(eb.selectFrom("Order").select("Order.id").where("Order.cartId", "=", cart.id))),
-            ]),
-          ),
-        )
-        .returning("id"),
-    )
-    .with("o", (db) =>
-      insertOrderRows(db, {
-        data: {
-          id: orderId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, cartId: cart.id, email: a.email, status: "pending",
-          currency: cart.currency, subtotal: v.subtotal, discountTotal: v.discountTotal, shippingTotal: v.shippingTotal, taxTotal: v.taxTotal, total: v.total,
-          shippingAddress: a.shippingAddress, billingAddress: a.billingAddress, selectedShipping: cart.selectedShipping ?? null, metadata: s.metadata ?? {}, createdAt: at, updatedAt: at,
-        },
-        set: { customerId: sql`(SELECT ${ref("cust.id")} FROM ${sql.table("cust")})` },
-        from: ["claim", "conn"],
-      })
-        .onConflict((oc) => oc.doNothing())
-        .returning(["id", "total", "compAmount", "currency"]),
-    )
-    .with("l", (db) =>
-      insertOrderLines(
-        db,
-        cart.lineItems.map((l, i) => ({
-          type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity, taxAmount: l.taxAmount,
-          discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
-        })),
-      ).returning("id"),
-    )
-    .with("h", (db) => insertFirstHistoryRow(db, at).returning("id"))
-    .with("p", (db) =>
-      insertSelect(db, "Payment", {
-        data: { id: paymentId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, method, createdAt: at, updatedAt: at },
-        set: {
-          orderId: ref("o.id"),
-          amount: sql`COALESCE(${s.depositAmount}::int, ${ref("o.total")} - ${ref("o.compAmount")})`,
-          currency: ref("o.currency"),
-          processor: ref("conn.provider"),
-          connectorId: ref("conn.id"),
-          netN: net ? sql`COALESCE(${s.netN}::int, ${custNetTerms}, 30)` : sql`NULL::int`,
-          netNSource: net
-            ? sql`CASE WHEN ${s.netN}::int IS NOT NULL THEN 'cart_override' WHEN ${custNetTerms} IS NOT NULL THEN 'customer' ELSE 'default' END`
-            : sql`NULL::text`,
-        },
-        from: ["o", "conn"],
-      }).returning(PAYMENT_COLUMNS),
-    );
   // the one-statement path writes its events in this statement, only with the payment
   const outbox = a.atOnce ? outboxOf(tx, a.atOnce.events) : null;
-  const row = await writingOutbox(placing, outbox, sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table("p")})`)
-    .selectFrom(sql`(SELECT 1)`.as("one"))
-    .leftJoin("p", (j) => j.onTrue())
-    .select(PAYMENT_COLUMNS.map((c) => `p.${c}` as const))
-    .select((eb) => [
-      eb.exists(eb.selectFrom("claim").select("claim.id")).as("_claimed"),
-      eb.selectFrom("conn").select("conn.id").as("_connectorId"),
-      eb.selectFrom("conn").select("conn.provider").as("_provider"),
-      eb.selectFrom("cust").select("cust.id").as("_customerId"),
-      eb.selectFrom("cust").select("cust.netTermsDays").as("_netTermsDays"),
-      eb.selectFrom("o").select("o.id").as("_orderId"),
-    ])
-    .executeTakeFirstOrThrow();
+  const values = {
+    sessionId: s.id,
+    applicationId: s.applicationId,
+    environmentId: s.environmentId,
+    customerId: s.customerId ?? null,
+    depositAmount: s.depositAmount ?? null,
+    netN: s.netN ?? null,
+    kind: CONNECTOR_KIND[method],
+    email: a.email,
+    now: a.now,
+    staleBefore: new Date(a.now.getTime() - STALE_CLAIM_MS),
+    atOnceCustomerId: a.atOnce?.customerId ?? null,
+    cartId: cart.id,
+    at,
+    order: {
+      id: orderId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, cartId: cart.id, email: a.email, status: "pending",
+      currency: cart.currency, subtotal: v.subtotal, discountTotal: v.discountTotal, shippingTotal: v.shippingTotal, taxTotal: v.taxTotal, total: v.total,
+      shippingAddress: a.shippingAddress, billingAddress: a.billingAddress, selectedShipping: cart.selectedShipping ?? null, metadata: s.metadata ?? {}, createdAt: at, updatedAt: at,
+    },
+    lines: cart.lineItems.map((l, i) => ({
+      type: l.type, referenceId: l.referenceId, name: l.name, description: l.description, unitPrice: l.unitPrice, quantity: l.quantity, taxAmount: l.taxAmount,
+      discountAmount: l.discountAmount, requiresShipping: l.requiresShipping, imageUrl: l.imageUrl, metadata: l.metadata ?? {}, position: i,
+    })),
+    payment: { id: paymentId, applicationId: s.applicationId, environmentId: s.environmentId, checkoutSessionId: s.id, method, createdAt: at, updatedAt: at },
+    ox: outboxRows(outbox),
+  };
+  const key = `checkout.place.${s.customerId ? "id" : "email"}.${a.atOnce ? "once" : "tx"}.${net ? "net" : "card"}.${values.lines.length}.${outboxShape(values.ox)}`;
+  const { rows } = await runTemplate(tx.sql, key, values, (p, shape) => {
+    const ref = sql.ref;
+    const custNetTerms = sql<number | null>`(SELECT ${ref("cust.netTermsDays")} FROM ${sql.table("cust")})`;
+    const placing = tx.sql
+      .with("conn", (db) =>
+        db
+          .selectFrom("Connector")
+          .select(["id", "provider"])
+          .where("applicationId", "=", p.applicationId)
+          .where("environmentId", "=", p.environmentId)
+          .where("kind", "=", p.kind)
+          .where("status", "=", "active")
+          .orderBy("createdAt")
+          .limit(1),
+      )
+      .with("cust", (db) =>
+        db
+          .selectFrom("Customer")
+          .select(["id", "netTermsDays"])
+          .where("applicationId", "=", p.applicationId)
+          .where("environmentId", "=", p.environmentId)
+          .where((eb) => (shape.customerId ? eb("id", "=", p.customerId!) : eb("email", "=", p.email))),
+      )
+      .with("claim", (db) =>
+        db
+          .updateTable("CheckoutSession")
+          .set({ completionStartedAt: p.now })
+          .where("id", "=", p.sessionId)
+          .where("status", "=", "open")
+          .where((eb) => eb.or([eb("completionStartedAt", "is", null), eb("completionStartedAt", "<", p.staleBefore)]))
+          .$if(Boolean(shape.atOnceCustomerId), (q) =>
+            q.where((eb) =>
+              eb.and([
+                eb.exists(eb.selectFrom("cust").select("cust.id").where("cust.id", "=", p.atOnceCustomerId!)),
+                eb.exists(eb.selectFrom("conn").select("conn.id")),
+                eb.not(eb.exists(eb.selectFrom("Order").select("Order.id").where("Order.cartId", "=", p.cartId))),
+              ]),
+            ),
+          )
+          .returning("id"),
+      )
+      .with("o", (db) =>
+        insertOrderRows(db, {
+          data: slotsOf(shape.order, "order"),
+          set: { customerId: sql`(SELECT ${ref("cust.id")} FROM ${sql.table("cust")})` },
+          from: ["claim", "conn"],
+        })
+          .onConflict((oc) => oc.doNothing())
+          .returning(["id", "total", "compAmount", "currency"]),
+      )
+      .with("l", (db) => insertOrderLines(db, shape.lines.map((l, i) => slotsOf(l, `lines.${i}`))).returning("id"))
+      .with("h", (db) => insertFirstHistoryRow(db, p.at).returning("id"))
+      .with("p", (db) =>
+        insertSelect(db, "Payment", {
+          data: slotsOf(shape.payment, "payment"),
+          set: {
+            orderId: ref("o.id"),
+            amount: sql`COALESCE(${p.depositAmount}::int, ${ref("o.total")} - ${ref("o.compAmount")})`,
+            currency: ref("o.currency"),
+            processor: ref("conn.provider"),
+            connectorId: ref("conn.id"),
+            netN: net ? sql`COALESCE(${p.netN}::int, ${custNetTerms}, 30)` : sql`NULL::int`,
+            netNSource: net
+              ? sql`CASE WHEN ${p.netN}::int IS NOT NULL THEN 'cart_override' WHEN ${custNetTerms} IS NOT NULL THEN 'customer' ELSE 'default' END`
+              : sql`NULL::text`,
+          },
+          from: ["o", "conn"],
+        }).returning(PAYMENT_COLUMNS),
+      );
+    return writingOutboxRows(placing, outboxSlots(shape.ox, "ox"), sql<SqlBool>`EXISTS (SELECT 1 FROM ${sql.table("p")})`)
+      .selectFrom(sql`(SELECT 1)`.as("one"))
+      .leftJoin("p", (j) => j.onTrue())
+      .select(PAYMENT_COLUMNS.map((c) => `p.${c}` as const))
+      .select((eb) => [
+        eb.exists(eb.selectFrom("claim").select("claim.id")).as("_claimed"),
+        eb.selectFrom("conn").select("conn.id").as("_connectorId"),
+        eb.selectFrom("conn").select("conn.provider").as("_provider"),
+        eb.selectFrom("cust").select("cust.id").as("_customerId"),
+        eb.selectFrom("cust").select("cust.netTermsDays").as("_netTermsDays"),
+        eb.selectFrom("o").select("o.id").as("_orderId"),
+      ]);
+  });
+  const row = rows[0];
   const { _claimed, _connectorId, _provider, _customerId, _netTermsDays, _orderId, ...payment } = row;
   return {
     claimed: Boolean(_claimed),
@@ -227,25 +245,28 @@ export async function issueBalanceInvoice(tx: Ctx, s: CheckoutSession, orderId: 
  */
 export async function finish(tx: Ctx, s: Pick<CheckoutSession, "id" | "cartId" | "applicationId" | "environmentId">, orderId: string, paymentId: string, orderMoves: readonly OrderMove[] = []) {
   await recordEvent(tx, await tenantOf(tx, s), "cart.converted", { cartId: s.cartId, orderId, checkoutSessionId: s.id });
-  const { qc, moved } = writingOrderMoves(writingOutbox(tx.sql, outboxOf(tx)), orderMoves);
-  const done = await qc
-    .with("s", (db) =>
-      db
-        .updateTable("CheckoutSession")
-        .set({ status: "completed", completedAt: tx.clock.now(), orderId, paymentId, completionStartedAt: null })
-        .where("id", "=", s.id)
-        .returning(["id", "cartId"]),
-    )
-    .with("c", (db) =>
-      db
-        .updateTable("Cart")
-        .set({ status: "converted", updatedAt: tx.clock.now() })
-        .where("id", "=", (eb) => eb.selectFrom("s").select("s.cartId"))
-        .returning("id"),
-    )
-    .selectFrom(["s", "c"])
-    .select(["s.id", moved.as("_orderMoved")])
-    .execute();
+  const values = { sessionId: s.id, orderId, paymentId, now: tx.clock.now(), ox: outboxRows(outboxOf(tx)), moves: orderMoveRows(orderMoves) };
+  const key = `checkout.finish.${outboxShape(values.ox)}.${orderMovesShape(values.moves)}`;
+  const { rows: done } = await runTemplate(tx.sql, key, values, (p, shape) => {
+    const { qc, moved } = writingOrderMoveRows(writingOutboxRows(tx.sql, outboxSlots(shape.ox, "ox")), orderMoveSlots(shape.moves, "moves"));
+    return qc
+      .with("s", (db) =>
+        db
+          .updateTable("CheckoutSession")
+          .set({ status: "completed", completedAt: p.now, orderId: p.orderId, paymentId: p.paymentId, completionStartedAt: null })
+          .where("id", "=", p.sessionId)
+          .returning(["id", "cartId"]),
+      )
+      .with("c", (db) =>
+        db
+          .updateTable("Cart")
+          .set({ status: "converted", updatedAt: p.now })
+          .where("id", "=", (eb) => eb.selectFrom("s").select("s.cartId"))
+          .returning("id"),
+      )
+      .selectFrom(["s", "c"])
+      .select(["s.id", moved.as("_orderMoved")]);
+  });
   if (done.length !== 1) throw new Error(`checkout session ${s.id} or its cart vanished while completing`);
   assertMoved(done[0]._orderMoved);
 }

@@ -94,7 +94,17 @@ export function queueEmail(tx: Ctx, t: { applicationId: string; environmentId: s
  * if `when` holds.
  */
 export function emailInsert(qc: QueryCreator<any>, emails: readonly PendingEmail[], when?: Expression<SqlBool>) {
-  const data = emails.map(({ toPaymentBuyer, toAddresses, ...e }) => ({ ...e, toAddresses: toPaymentBuyer ? null : toAddresses, createdAt: e.nextAttemptAt }));
+  return emailRowsInsert(qc, emailRows(emails), when);
+}
+
+/** Queued emails as the Email rows emailRowsInsert writes (a toPaymentBuyer row's addresses come from SQL). */
+export function emailRows(emails: readonly PendingEmail[]) {
+  return emails.map(({ toPaymentBuyer, toAddresses, ...e }) => ({ ...e, toAddresses: toPaymentBuyer ? null : toAddresses, createdAt: e.nextAttemptAt }));
+}
+export type EmailRow = ReturnType<typeof emailRows>[number];
+
+/** emailInsert from rows already mapped (or their template slots, src/db/template.ts). */
+export function emailRowsInsert(qc: QueryCreator<any>, data: readonly EmailRow[], when?: Expression<SqlBool>) {
   const eb = expressionBuilder<{ r: DB["Email"]; to_: { addresses: string[] } }, "r" | "to_">();
   const billing = expressionBuilder<{ p: DB["Payment"]; o: DB["Order"] }, "p" | "o">();
   const buyer = sql<string | null>`COALESCE(${billing.ref("p.metadata")} #>> '{net30Acceptance,billingEmail}', ${billing.ref("o.email")})`;
@@ -105,7 +115,7 @@ export function emailInsert(qc: QueryCreator<any>, emails: readonly PendingEmail
     .where((w) => w.and([w("p.id", "=", eb.ref("r.paymentId")), sql<SqlBool>`${buyer} IS NOT NULL`]));
   const addresses = sql`LATERAL (SELECT COALESCE(${eb.ref("r.toAddresses")}, ARRAY(${buyerAddress})) AS addresses)`.as("to_");
   return insertSelect(qc, "Email", {
-    data: data as Omit<Insertable<DB["Email"]>, "toAddresses">[],
+    data: [...data] as Omit<Insertable<DB["Email"]>, "toAddresses">[],
     set: { toAddresses: eb.ref("to_.addresses") },
     from: [addresses],
     where: eb.and([eb.or([eb(eb.ref("r.audience"), "=", "merchant"), eb(eb.fn<number>("cardinality", [eb.ref("to_.addresses")]), ">", 0)]), ...(when ? [when] : [])]),

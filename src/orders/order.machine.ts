@@ -1,6 +1,7 @@
 // Order lifecycle (commerce.md part 3) as data; moves write a history row and use compare-and-set.
 import { type QueryCreator, type RawBuilder, sql } from "kysely";
 import { insertSelect } from "../db/insert-select";
+import { slotsOf } from "../db/template";
 import type { DB } from "../db/sql";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -94,31 +95,63 @@ export function assertMoved(moved: boolean | null | undefined) {
  * last (a statement updates a row once) and a history row each, in order.
  */
 export function writingOrderMoves<Q extends QueryCreator<any>>(qc: Q, moves: readonly OrderMove[]): { qc: Q; moved: RawBuilder<boolean> } {
+  return writingOrderMoveRows(qc, orderMoveRows(moves));
+}
+
+/** Moves as the rows their CTEs write, one per order (plain values, so a statement template can bind them). */
+export interface OrderMoveRow {
+  id: string;
+  from: string;
+  to: string;
+  /** absent: the payment status is not written */
+  paymentStatus?: string;
+  at: Date;
+  history: { fromStatus: string; toStatus: string; actorType: string; actorId: string | null; reason: string | null; source: string; createdAt: Date }[];
+}
+
+export function orderMoveRows(moves: readonly OrderMove[]): OrderMoveRow[] {
   const byOrder = new Map<string, OrderMove[]>();
   for (const m of moves) byOrder.set(m.order.id, [...(byOrder.get(m.order.id) ?? []), m]);
-  let q = qc as QueryCreator<any>;
-  const names: string[] = [];
-  for (const [id, chain] of byOrder) {
+  return [...byOrder].map(([id, chain]) => {
     for (let k = 1; k < chain.length; k++) {
       if (chain[k].order.status !== chain[k - 1].to) throw new Error(`moves of order ${id} do not chain: ${chain[k - 1].to} then from ${chain[k].order.status}`);
     }
-    const first = chain[0];
     const last = chain[chain.length - 1];
     const paymentStatus = chain.map((m) => m.also.paymentStatus).filter((x) => x !== undefined).at(-1);
+    const history = chain.map((m) => ({ fromStatus: m.order.status, toStatus: m.to, actorType: m.how.actorType, actorId: m.how.actorId ?? null, reason: m.how.reason ?? null, source: m.how.source, createdAt: m.at }));
+    return { id, from: chain[0].order.status, to: last.to, ...(paymentStatus !== undefined ? { paymentStatus } : {}), at: last.at, history };
+  });
+}
+
+/** What of the moves changes a statement's text, for a template's key. */
+export function orderMovesShape(rows: readonly OrderMoveRow[]): string {
+  return `om${rows.map((r) => `${r.history.length}${r.paymentStatus !== undefined ? "p" : ""}`).join(",")}`;
+}
+
+/** The rows as template slots (src/db/template.ts), at `path` in the template's values. */
+export function orderMoveSlots(rows: readonly OrderMoveRow[], path: string): OrderMoveRow[] {
+  return rows.map((r, i) => ({ ...slotsOf(r, `${path}.${i}`), history: r.history.map((h, k) => slotsOf(h, `${path}.${i}.history.${k}`)) }));
+}
+
+/** writingOrderMoves from the moves' rows (or their slots). */
+export function writingOrderMoveRows<Q extends QueryCreator<any>>(qc: Q, rows: readonly OrderMoveRow[]): { qc: Q; moved: RawBuilder<boolean> } {
+  let q = qc as QueryCreator<any>;
+  const names: string[] = [];
+  for (const r of rows) {
     const u = `om_${names.length}`;
     names.push(u);
     q = q
       .with(u, (db) =>
         (db as QueryCreator<DB>)
           .updateTable("Order")
-          .set({ status: last.to, ...(paymentStatus !== undefined ? { paymentStatus } : {}), updatedAt: last.at })
-          .where("id", "=", id)
-          .where("status", "=", first.order.status)
+          .set({ status: r.to, ...(r.paymentStatus !== undefined ? { paymentStatus: r.paymentStatus } : {}), updatedAt: r.at })
+          .where("id", "=", r.id)
+          .where("status", "=", r.from)
           .returning("id"),
       )
       .with(`${u}_h`, (db) =>
         insertSelect(db, "OrderStatusHistory", {
-          data: chain.map((m) => ({ fromStatus: m.order.status, toStatus: m.to, actorType: m.how.actorType, actorId: m.how.actorId ?? null, reason: m.how.reason ?? null, source: m.how.source, createdAt: m.at })),
+          data: r.history,
           set: { id: sql`gen_random_uuid()`, orderId: sql.ref(`${u}.id`) },
           from: [u],
           ordered: true,
