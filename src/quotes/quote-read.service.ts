@@ -23,7 +23,7 @@ export type TenantIds = { applicationId: string; environmentId: string };
 
 /** Everything the merchant view shows, in one statement (relation joins). */
 const QUOTE_INCLUDE = {
-  customer: { select: { id: true, email: true } },
+  customer: true,
   application: { select: { name: true, settings: true } },
   revisions: { orderBy: { number: "asc" }, include: { items: { orderBy: { position: "asc" } } } },
   comments: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
@@ -38,13 +38,13 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 export const quoteNotFound = () => errors.notFound("Quote");
 
 /** Every column of a quote row, named (no `*`: src/db/prepared.ts). */
-const QUOTE_COLUMNS = Object.values(Prisma.QuoteScalarFieldEnum) as (keyof DB["Quote"] & string)[];
+export const QUOTE_COLUMNS = Object.values(Prisma.QuoteScalarFieldEnum) as (keyof DB["Quote"] & string)[];
 
 /** Which quote a read opens: by id within its tenant, or by the buyer link's token hash. */
 type QuoteKey = ({ id: string } & TenantIds) | { shareTokenHash: string };
 
 /**
- * The quote with its customer, application settings, revisions (lines in order) and comments in one statement:
+ * The quote with its customer (the tenant's own only: GraphQL's Quote.customer reads it from here), application settings, revisions (lines in order) and comments in one statement:
  * PostgreSQL builds the nested JSON (json_agg), so the process only parses it. A quote read is the hottest quote
  * path (merchant reads, the buyer link, every command's answer); Prisma's relation-join include does the same in
  * one statement but costs several times the CPU to shape (bench/quotes.ts). The shape is QUOTE_INCLUDE's.
@@ -52,11 +52,11 @@ type QuoteKey = ({ id: string } & TenantIds) | { shareTokenHash: string };
 async function selectQuoteFull(ctx: Ctx, key: QuoteKey): Promise<QuoteFull | null> {
   const row = await ctx.sql
     .selectFrom("Quote as q")
-    .leftJoin("Customer as c", "c.id", "q.customerId")
+    .leftJoin("Customer as c", (j) => j.onRef("c.id", "=", "q.customerId").onRef("c.applicationId", "=", "q.applicationId").onRef("c.environmentId", "=", "q.environmentId"))
     .innerJoin("Application as a", "a.id", "q.applicationId")
     .select(QUOTE_COLUMNS.map((c) => `q.${c}` as const))
     .select((eb) => [
-      sql<unknown>`CASE WHEN ${eb.ref("c.id")} IS NULL THEN NULL ELSE json_build_object('id', ${eb.ref("c.id")}, 'email', ${eb.ref("c.email")}) END`.as("customer"),
+      sql<unknown>`CASE WHEN ${eb.ref("c.id")} IS NULL THEN NULL ELSE to_jsonb(c) END`.as("customer"),
       sql<unknown>`json_build_object('name', ${eb.ref("a.name")}, 'settings', ${eb.ref("a.settings")})`.as("application"),
       revisionsJson(eb.ref("q.id")).as("revisions"),
       commentsJson(eb.ref("q.id")).as("comments"),
@@ -76,16 +76,20 @@ async function selectQuoteFull(ctx: Ctx, key: QuoteKey): Promise<QuoteFull | nul
   return row ? shapeQuoteRow(row) : null;
 }
 
-/** A quote's revisions as one JSON array, by number, each with its lines by position. */
-function revisionsJson(quoteId: Expression<string>): RawBuilder<unknown[]> {
+/**
+ * A quote's revisions as one JSON array, by number, each with its lines by position; `only` narrows it to the
+ * revision offered at the link (the quote's currentRevisionId, passed as `currentId`) or the working one.
+ */
+export function revisionsJson(quoteId: Expression<string>, only?: { current: Expression<string | null> } | "working"): RawBuilder<unknown[]> {
   const eb = expressionBuilder<{ r: DB["QuoteRevision"]; i: DB["QuoteLineItem"] }, "r" | "i">();
   const items = sql`(SELECT coalesce(json_agg(i ORDER BY ${eb.ref("i.position")}), '[]'::json) FROM ${sql.table("QuoteLineItem")} i WHERE ${eb.ref("i.revisionId")} = ${eb.ref("r.id")})`;
+  const narrow = only === undefined ? sql`` : only === "working" ? sql` AND ${eb.ref("r.status")} = 'working'` : sql` AND ${eb.ref("r.id")} = ${only.current}`;
   return sql<unknown[]>`(SELECT coalesce(json_agg(r ORDER BY ${eb.ref("r.number")}), '[]'::json) FROM (
-    SELECT r.*, ${items} AS items FROM ${sql.table("QuoteRevision")} r WHERE ${eb.ref("r.quoteId")} = ${quoteId}) r)`;
+    SELECT r.*, ${items} AS items FROM ${sql.table("QuoteRevision")} r WHERE ${eb.ref("r.quoteId")} = ${quoteId}${narrow}) r)`;
 }
 
 /** A quote's comments as one JSON array, oldest first. */
-function commentsJson(quoteId: Expression<string>): RawBuilder<unknown[]> {
+export function commentsJson(quoteId: Expression<string>): RawBuilder<unknown[]> {
   const eb = expressionBuilder<{ cm: DB["QuoteComment"] }, "cm">();
   return sql<unknown[]>`(SELECT coalesce(json_agg(cm ORDER BY ${eb.ref("cm.createdAt")}, ${eb.ref("cm.id")}), '[]'::json) FROM ${sql.table("QuoteComment")} cm WHERE ${eb.ref("cm.quoteId")} = ${quoteId})`;
 }
@@ -107,6 +111,7 @@ export function shapeQuoteRow(row: any): QuoteFull {
       updatedAt: toDate(r.updatedAt),
     })),
     comments: row.comments.map((c: any) => ({ ...c, createdAt: toDate(c.createdAt) })),
+    customer: row.customer ? { ...row.customer, createdAt: toDate(row.customer.createdAt), updatedAt: toDate(row.customer.updatedAt) } : null,
     taxRates: row.taxRates ?? {},
   };
 }
@@ -175,6 +180,7 @@ export async function listQuotes(ctx: Ctx, query: unknown) {
   const where: Prisma.QuoteWhereInput = { applicationId: t.applicationId, environmentId: t.environmentId, ...ks.where };
   if (page.status) where.status = page.status;
   if (page.customerId) where.customerId = page.customerId;
+  if (page.expiresBefore) where.expiresAt = { lt: page.expiresBefore };
   if (page.q) {
     const contains = { contains: page.q, mode: "insensitive" as const };
     where.AND = [{ OR: [{ number: contains }, { customerEmail: contains }, { companyName: contains }, { buyerReference: contains }] }];

@@ -124,4 +124,6 @@ export const quoteListFilters = {
     .optional(),
   /** matches the number, the buyer's email, company or reference (case-insensitive substring) */
   q: text(200).optional(),
+  /** quotes whose expiresAt is before this instant (quotes without an expiry never match) */
+  expiresBefore: isoDateTime.optional(),
 };

@@ -1,5 +1,6 @@
-// GraphQL for quotes, merchant side: the same services and views as REST. A quote read is one SQL statement
-// (the service loads quote, revisions, items, comments and customer together), so nested fields never query.
+// GraphQL for quotes, merchant side: the same services and views as REST. quote(id) is one SQL statement (quote,
+// customer, revisions, items and comments together); a list loads the quote rows only, and the parts a query selects
+// load for the whole page at once (quote-loaders.ts). The quote's edges to other resources: quote.edges.ts.
 import { LineItemTypeEnum } from "../carts/carts.schema";
 import { CustomerRef, customerEdge } from "../customers/customers.schema";
 import { compact, withClears } from "../graphql/args";
@@ -13,8 +14,10 @@ import { QUOTE_STATUSES, REVISION_STATUSES } from "./quote.machine";
 import type { COMMENT_VISIBILITIES, DELIVERY_METHODS, DEPOSIT_TYPES, SHIPPING_MODES, TERMS_MODES } from "./quotes.inputs";
 import { addComment, createQuote, rotateLink, updateQuote } from "./quotes.service";
 import { createRevision, updateRevision } from "./quote-revisions.service";
-import { getQuote, listQuotes, subscribeQuoteUpdates } from "./quote-read.service";
+import { getQuote, subscribeQuoteUpdates } from "./quote-read.service";
 import { type QuoteView } from "./quote.view";
+import { customerOfQuoteRow, getQuoteNode, listQuoteNodes, type QuoteNode } from "./quote-graph.service";
+import { commentsEdge, revisionsEdge, workingRevisionEdge } from "./quote-loaders";
 
 type RevisionV = QuoteView["revisions"][number];
 type ItemV = RevisionV["items"][number];
@@ -156,7 +159,7 @@ export const QuoteRevisionRef = builder.objectRef<RevisionV>("QuoteRevision").im
   }),
 });
 
-const QuoteCommentRef = builder.objectRef<CommentV>("QuoteComment").implement({
+export const QuoteCommentRef = builder.objectRef<CommentV>("QuoteComment").implement({
   description: "A comment on a quote: shared with the buyer, or internal",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -189,7 +192,7 @@ export const QuoteAcceptanceRecordRef = builder.objectRef<Omit<AcceptanceV, "rea
   }),
 });
 
-export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
+export const QuoteRef = builder.objectRef<QuoteNode>("Quote").implement({
   description: "A sales quote, merchant view: revisions, comments (internal too) and the buyer link",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -202,7 +205,7 @@ export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
       nullable: true,
       description: "The linked customer (needs customers:read; without it this field alone errors)",
       authScopes: { scope: "customers:read" },
-      resolve: (q, _a, ctx) => customerEdge(ctx, q.customerId),
+      resolve: (q, _a, ctx) => (q.customerRow !== undefined ? customerOfQuoteRow(ctx, q.customerRow) : customerEdge(ctx, q.customerId)),
     }),
     customerEmail: t.exposeString("customerEmail", { description: "The buyer's email" }),
     companyName: t.exposeString("companyName", { nullable: true, description: "The buyer's company" }),
@@ -215,9 +218,9 @@ export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
     declinedBy: t.field({ type: DeclinedByEnum, nullable: true, description: "Who declined", resolve: (q) => q.declinedBy as "merchant" | null }),
     internalNote: t.exposeString("internalNote", { nullable: true, description: "Your team's note; never shown to the buyer or sent in events" }),
     currentRevisionId: t.exposeID("currentRevisionId", { nullable: true, description: "The issued revision offered at the link" }),
-    workingRevision: t.field({ type: QuoteRevisionRef, nullable: true, description: "The editable revision, if any", resolve: (q) => q.workingRevision }),
-    revisions: t.field({ type: [QuoteRevisionRef], description: "Every revision, oldest first", resolve: (q) => q.revisions }),
-    comments: t.field({ type: [QuoteCommentRef], description: "Every comment, oldest first, internal ones included", resolve: (q) => q.comments }),
+    workingRevision: t.field({ type: QuoteRevisionRef, nullable: true, description: "The editable revision, if any", resolve: (q, _a, ctx) => workingRevisionEdge(ctx, q) }),
+    revisions: t.field({ type: [QuoteRevisionRef], description: "Every revision, oldest first", resolve: (q, _a, ctx) => revisionsEdge(ctx, q) }),
+    comments: t.field({ type: [QuoteCommentRef], description: "Every comment, oldest first, internal ones included", resolve: (q, _a, ctx) => commentsEdge(ctx, q) }),
     requestFormId: t.exposeID("requestFormId", { nullable: true, description: "The request form it came from" }),
     cartId: t.exposeID("cartId", { nullable: true, description: "The cart it was requested from" }),
     acceptedRevisionId: t.exposeID("acceptedRevisionId", { nullable: true, description: "The revision accepted" }),
@@ -231,7 +234,7 @@ export const QuoteRef = builder.objectRef<QuoteView>("Quote").implement({
   }),
 });
 
-const QuotePage = pageOf("QuotePage", QuoteRef, "quotes");
+export const QuotePage = pageOf<QuoteNode>("QuotePage", QuoteRef, "quotes");
 
 // ---- inputs -------------------------------------------------------------------------------------------------
 
@@ -295,13 +298,24 @@ const collectBody = (c: Record<string, unknown> | null | undefined) => (c ? with
 
 const quoteId = "The quote's id";
 
+/** The filters of a quote list (the `quotes` query and Customer.quotes): status, search text, expiring before. */
+export function quoteFilterArgs(t: any) {
+  return {
+    status: t.arg({ type: QuoteStatusEnum, description: "Only this status" }),
+    q: t.arg.string({ description: "Number, buyer email, company or reference contains this (case-insensitive)" }),
+    expiresBefore: t.arg({ type: "DateTime", description: "Only quotes whose expiresAt is before this instant (quotes without an expiry never match)" }),
+  };
+}
+/** A DateTime argument as the services' ISO 8601 text. */
+export const isoOf = (d: unknown) => (d == null ? null : new Date(d as string).toISOString());
+
 builder.queryFields((t) => ({
   quote: t.field({
     type: QuoteRef,
     description: "A quote of the credential's application and environment (404 otherwise)",
     authScopes: { scope: "quotes:read" },
     args: { id: t.arg.id({ required: true, description: quoteId }) },
-    resolve: (_r, a, ctx) => getQuote(ctx, String(a.id)),
+    resolve: (_r, a, ctx) => getQuoteNode(ctx, String(a.id)),
   }),
   quotes: t.field({
     type: QuotePage,
@@ -309,12 +323,11 @@ builder.queryFields((t) => ({
     authScopes: { scope: "quotes:read" },
     args: {
       ...pageArgs(t),
-      status: t.arg({ type: QuoteStatusEnum, description: "Only this status" }),
       customerId: t.arg.id({ description: "Only this customer's (`cus_` prefix optional)" }),
-      q: t.arg.string({ description: "Number, buyer email, company or reference contains this (case-insensitive)" }),
+      ...quoteFilterArgs(t),
     },
     resolve: (_r, { first, after, limit, cursor, ...a }, ctx) =>
-      listQuotes(ctx, { ...compact({ ...a, customerId: a.customerId == null ? null : String(a.customerId) }), ...pageInput({ first, after, limit, cursor }) }),
+      listQuoteNodes(ctx, { ...compact({ ...a, customerId: a.customerId == null ? null : String(a.customerId), expiresBefore: isoOf(a.expiresBefore) }), ...pageInput({ first, after, limit, cursor }) }),
   }),
 }));
 

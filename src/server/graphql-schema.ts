@@ -22,6 +22,7 @@ import "../orders/order-reports.schema";
 import "../subscriptions/subscriptions.schema";
 import "../fulfillments/fulfillments.schema";
 import "../quotes/quotes.schema";
+import "../quotes/quote.edges";
 import "../quotes/quote-requests.schema";
 import "../quotes/quote-links.schema";
 import "../quotes/quote-issue.schema";
