@@ -9,7 +9,7 @@ import type { Customer } from "../generated/prisma/client";
 import { customerView } from "../customers/customers.service";
 import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
-import { keyset, type Page, type PageQuery, pagesByParent, parseListQuery, parsePage, toPage } from "../shared/pagination";
+import { type Page, type PageQuery, pageAfter, pagesByParent, parseListQuery, parsePage, toPage } from "../shared/pagination";
 import { commentsJson, loadQuote, QUOTE_COLUMNS, readTenant, revisionsJson, shapeQuoteRow, type QuoteFull, type TenantIds } from "./quote-read.service";
 import { quoteListFilters } from "./quotes.inputs";
 import { commentView, quoteView, revisionView, type QuoteView } from "./quote.view";
@@ -64,12 +64,6 @@ type QuoteListQuery = ReturnType<typeof parseListQuery<typeof quoteListFilters>>
 /** Customer.quotes: the `quotes` filters but the customer's own. */
 const { customerId: _customerId, ...customerQuoteFilters } = quoteListFilters;
 
-/** The keyset's resume point, as pagination.ts decodes it from the cursor. */
-function afterOf(page: PageQuery): { createdAt: Date; id: string } | null {
-  const w = keyset(page).where as { OR?: [unknown, { createdAt: Date; id: { lt: string } }] };
-  return w.OR ? { createdAt: w.OR[1].createdAt, id: w.OR[1].id.lt } : null;
-}
-
 const likeOf = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The list filters (status, customer, search text, expiring before) and the keyset, as one condition. */
@@ -82,7 +76,7 @@ function matching(eb: ExpressionBuilder<DB & { q: DB["Quote"] }, "q">, page: Par
     const like = likeOf(page.q);
     c.push(eb.or([eb("q.number", "ilike", like), eb("q.customerEmail", "ilike", like), eb("q.companyName", "ilike", like), eb("q.buyerReference", "ilike", like)]));
   }
-  const after = afterOf(page);
+  const after = pageAfter(page);
   if (after) c.push(eb.or([eb("q.createdAt", "<", after.createdAt), eb.and([eb("q.createdAt", "=", after.createdAt), eb("q.id", "<", after.id)])]));
   return eb.and(c);
 }
@@ -222,7 +216,7 @@ export type ActivityV = ReturnType<typeof activityView>;
 export async function activityOfQuotes(ctx: Ctx, quoteIds: string[], query: unknown): Promise<Map<string, Page<ActivityV>>> {
   const t = readTenant(ctx);
   const page = parsePage(query);
-  const after = afterOf(page);
+  const after = pageAfter(page);
   const quoteIdOf = sql<string>`${sql.ref("e.data")}->>'quoteId'`;
   const rows = quoteIds.length
     ? await ctx.sql

@@ -47,6 +47,11 @@ export function parseListQuery<S extends z.ZodRawShape>(filters: S, input: unkno
   return parseInput(pageQuery.extend(filters), input ?? {}, ["query"]);
 }
 
+/** Where a page resumes: the (createdAt, id) its cursor names, or null for the first page (hand-written keysets). */
+export function pageAfter(page: PageQuery): Key | null {
+  return page.cursor ? decodeCursor(page.cursor) : null;
+}
+
 /** Prisma `where` and `orderBy` fragments for a keyset page. */
 export function keyset(page: PageQuery) {
   const after = page.cursor ? decodeCursor(page.cursor) : null;
