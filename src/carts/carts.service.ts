@@ -9,7 +9,8 @@ import type { TaxLine } from "../documents/tax-lines";
 import { findCustomer } from "../customers/customers.service";
 import { emailSchema } from "../shared/email";
 import { announce, newEvent, outboxOf, principalEventTenant, recordEvent } from "../events/events.service";
-import { writingOutbox } from "../events/outbox";
+import { outboxRows, outboxShape, outboxSlots, writingOutboxRows } from "../events/outbox";
+import { runTemplate, slotsOf } from "../db/template";
 import { requireScope, requireTenant } from "../shared/guards";
 import { type Address, addressSchema, canonicalAddress, metadataSchema } from "../shared/address";
 import { type Ctx, withTx } from "../shared/context";
@@ -115,25 +116,28 @@ export async function findCart(ctx: Ctx, tenant: TenantIds, id: string): Promise
 export async function findCart(ctx: Ctx, tenant: TenantIds, id: string, opts: { connectorKinds: true }): Promise<(CartWithItems & { connectorKinds: string[] }) | null>;
 export async function findCart(ctx: Ctx, tenant: TenantIds, id: string, opts: { connectorKinds?: boolean } = {}): Promise<CartWithItems | null> {
   if (!isUuid(id)) return null;
-  const row = await ctx.sql
-    .selectFrom("Cart as c")
-    .leftJoin("Customer as cu", (j) => j.onRef("cu.id", "=", "c.customerId").onRef("cu.applicationId", "=", "c.applicationId").onRef("cu.environmentId", "=", "c.environmentId"))
-    .select(CART_COLUMNS.map((k) => `c.${k}` as const))
-    .select((eb) => [
-      eb.case().when("cu.id", "is", null).then(null).else(eb.fn<{ id: string; email: string | null }>("json_build_object", [sql.lit("id"), "cu.id", sql.lit("email"), "cu.email"])).end().as("customer"),
-      cartLinesJson(eb.ref("c.id")).as("lineItems"),
-    ])
-    // connectorKinds: the kinds of the tenant's active payment connections, for checkout session creation (in the same
-    // statement, so that creating a session reads once)
-    .$if(Boolean(opts.connectorKinds), (q) =>
-      q.select((eb) =>
-        sql<string[]>`ARRAY(${eb.selectFrom("Connector as k").select("k.kind").distinct().whereRef("k.applicationId", "=", "c.applicationId").whereRef("k.environmentId", "=", "c.environmentId").where("k.status", "=", "active")})`.as("connectorKinds"),
-      ),
-    )
-    .where("c.id", "=", id)
-    .where("c.applicationId", "=", tenant.applicationId)
-    .where("c.environmentId", "=", tenant.environmentId)
-    .executeTakeFirst();
+  const values = { id, applicationId: tenant.applicationId, environmentId: tenant.environmentId };
+  const { rows } = await runTemplate(ctx.sql, `cart.read.${opts.connectorKinds ? "kinds" : "plain"}`, values, (p) =>
+    ctx.sql
+      .selectFrom("Cart as c")
+      .leftJoin("Customer as cu", (j) => j.onRef("cu.id", "=", "c.customerId").onRef("cu.applicationId", "=", "c.applicationId").onRef("cu.environmentId", "=", "c.environmentId"))
+      .select(CART_COLUMNS.map((k) => `c.${k}` as const))
+      .select((eb) => [
+        eb.case().when("cu.id", "is", null).then(null).else(eb.fn<{ id: string; email: string | null }>("json_build_object", [sql.lit("id"), "cu.id", sql.lit("email"), "cu.email"])).end().as("customer"),
+        cartLinesJson(eb.ref("c.id")).as("lineItems"),
+      ])
+      // connectorKinds: the kinds of the tenant's active payment connections, for checkout session creation (in the
+      // same statement, so that creating a session reads once)
+      .$if(Boolean(opts.connectorKinds), (q) =>
+        q.select((eb) =>
+          sql<string[]>`ARRAY(${eb.selectFrom("Connector as k").select("k.kind").distinct().whereRef("k.applicationId", "=", "c.applicationId").whereRef("k.environmentId", "=", "c.environmentId").where("k.status", "=", "active")})`.as("connectorKinds"),
+        ),
+      )
+      .where("c.id", "=", p.id)
+      .where("c.applicationId", "=", p.applicationId)
+      .where("c.environmentId", "=", p.environmentId),
+  );
+  const row = rows[0];
   if (!row) return null;
   return { ...(row as unknown as Cart), lineItems: shapeCartLines(row.lineItems), customer: row.customer } as CartWithItems;
 }
@@ -256,11 +260,14 @@ export async function createCart(ctx: Ctx, body: unknown) {
   const at = ctx.clock.now();
   const customerEmail = input.customerEmail ?? null;
   const created = newEvent(ctx, principalEventTenant(ctx), "cart.created", { cartId: id, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail });
-  const cart = await writingOutbox(ctx.sql, outboxOf(ctx, [created]))
-    .insertInto("Cart")
-    .values({ id, applicationId: t.applicationId, environmentId: t.environmentId, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail, metadata: JSON.stringify(input.metadata ?? {}), createdAt: at, updatedAt: at })
-    .returning(CART_COLUMNS)
-    .executeTakeFirstOrThrow();
+  const values = {
+    cart: { id, applicationId: t.applicationId, environmentId: t.environmentId, currency: applicationCurrency, customerId: input.customerId ?? null, customerEmail, metadata: JSON.stringify(input.metadata ?? {}), createdAt: at, updatedAt: at },
+    ox: outboxRows(outboxOf(ctx, [created])),
+  };
+  const { rows } = await runTemplate(ctx.sql, `cart.create.${outboxShape(values.ox)}`, values, (_p, shape) =>
+    writingOutboxRows(ctx.sql, outboxSlots(shape.ox, "ox")).insertInto("Cart").values(slotsOf(shape.cart, "cart")).returning(CART_COLUMNS),
+  );
+  const cart = rows[0];
   announce(ctx, [created]);
   // A new cart has no lines: what was written is what a read would return (no read-back).
   return { ...(cart as unknown as Cart), lineItems: [], customer: customer && { id: customer.id, email: customer.email } } as CartWithItems;

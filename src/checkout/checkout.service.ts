@@ -6,7 +6,8 @@ import { type Cart, type CheckoutSession, type Connector, Prisma } from "../gene
 import { expressionBuilder, sql } from "kysely";
 import { insertSelect } from "../db/insert-select";
 import type { DB } from "../db/sql";
-import { writingOutbox, type Outbox } from "../events/outbox";
+import { type Outbox, outboxRows, outboxShape, outboxSlots, writingOutboxRows } from "../events/outbox";
+import { runTemplate, slotsOf } from "../db/template";
 import { CART_COLUMNS, cartLinesJson, loadCartWithConnectorKinds, shapeCartLines } from "../carts/carts.service";
 import { cartView } from "../carts/cart.view";
 import { announce, currentStateFirst, newEvent, outboxOf, principalEventTenant, tenantOf, whileCredentialLive } from "../events/events.service";
@@ -184,15 +185,11 @@ interface NewSession {
 export async function insertSession(tx: Ctx, t: { applicationId: string; environmentId: string }, outbox: Outbox, n: NewSession): Promise<CheckoutSession> {
   const expiresAt = new Date(tx.clock.now().getTime() + tx.deps.config.CHECKOUT_SESSION_TTL_MS);
   const at = tx.clock.now();
-  const q = writingOutbox(tx.sql, outbox).with("c", (db) =>
-    db
-      .updateTable("Cart")
-      .set((eb) => ({ expiresAt, status: eb.case().when("status", "=", "abandoned").then("open").else(eb.ref("status")).end(), updatedAt: at }))
-      .where("id", "=", n.cartId)
-      .returning("id"),
-  );
-  const session = await insertSelect(q, "CheckoutSession", {
-    data: {
+  const values = {
+    cartId: n.cartId,
+    expiresAt,
+    at,
+    session: {
       id: n.id ?? randomUUID(),
       applicationId: t.applicationId,
       environmentId: t.environmentId,
@@ -213,11 +210,21 @@ export async function insertSession(tx: Ctx, t: { applicationId: string; environ
       balanceNetN: n.balanceNetN ?? null,
       recurring: n.recurring ?? null,
     },
-    set: { cartId: sql.ref("c.id") },
-    from: ["c"],
-  })
-    .returning(SESSION_COLUMNS)
-    .executeTakeFirstOrThrow();
+    ox: outboxRows(outbox),
+  };
+  // one statement, compiled once (src/db/template.ts): the cart's expiry, the session, the outbox
+  const { rows } = await runTemplate(tx.sql, `checkout.session.${outboxShape(values.ox)}`, values, (p, shape) => {
+    const q = writingOutboxRows(tx.sql, outboxSlots(shape.ox, "ox")).with("c", (db) =>
+      db
+        .updateTable("Cart")
+        .set((eb) => ({ expiresAt: p.expiresAt, status: eb.case().when("status", "=", "abandoned").then("open").else(eb.ref("status")).end(), updatedAt: p.at }))
+        .where("id", "=", p.cartId)
+        .returning("id"),
+    );
+    return insertSelect(q, "CheckoutSession", { data: slotsOf(shape.session, "session"), set: { cartId: sql.ref("c.id") }, from: ["c"] }).returning(SESSION_COLUMNS);
+  });
+  const session = rows[0];
+  if (!session) throw new Error(`checkout session for cart ${n.cartId}: the cart vanished`);
   return session as unknown as CheckoutSession;
 }
 
@@ -249,29 +256,31 @@ export async function findSessionForCompletion(ctx: Ctx, id: string, requestEmai
 
 async function readSessionWithCart(ctx: Ctx, id: string, requestEmail: string | null | undefined) {
   const completion = requestEmail !== undefined;
-  const eb = expressionBuilder<{ s: DB["CheckoutSession"]; c: DB["Cart"]; cu: DB["Customer"]; o: DB["Order"] }, "s" | "c" | "cu" | "o">();
-  const cartOf = sql`(SELECT ${eb.ref("c.customerEmail")} FROM ${sql.table("Cart")} c WHERE ${eb.ref("c.id")} = ${eb.ref("s.cartId")})`;
-  const email = sql<string | null>`lower(COALESCE(${requestEmail ?? null}::text, ${eb.ref("s.customerEmail")}, ${cartOf}))`;
-  const cartJson = sql.join(CART_COLUMNS.map((f) => sql`${sql.lit(f)}, ${eb.ref(`c.${f}`)}`));
-  const row = isUuid(id)
-    ? await ctx.sql
-        .selectFrom("CheckoutSession as s")
-        .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
-        .select(
-          sql<Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string }>`(SELECT json_build_object(${cartJson}, 'lineItems', ${cartLinesJson(eb.ref("c.id"))})
-            FROM ${sql.table("Cart")} c WHERE ${eb.ref("c.id")} = ${eb.ref("s.cartId")})`.as("cart"),
-        )
-        .$if(completion, (q) =>
-          q.select([
-            email.as("_buyerEmail"),
-            sql<string | null>`(SELECT ${eb.ref("cu.id")} FROM ${sql.table("Customer")} cu WHERE ${eb.ref("cu.applicationId")} = ${eb.ref("s.applicationId")} AND ${eb.ref("cu.environmentId")} = ${eb.ref("s.environmentId")}
-              AND CASE WHEN ${eb.ref("s.customerId")} IS NULL THEN ${eb.ref("cu.email")} = ${email} ELSE ${eb.ref("cu.id")} = ${eb.ref("s.customerId")} END)`.as("_buyerId"),
-            sql<boolean>`EXISTS (SELECT 1 FROM ${sql.table("Order")} o WHERE ${eb.ref("o.cartId")} = ${eb.ref("s.cartId")})`.as("_cartOrdered"),
-          ]),
-        )
-        .where("s.id", "=", id)
-        .executeTakeFirst()
-    : undefined;
+  if (!isUuid(id)) throw new DomainError("session_not_found", "Checkout session not found");
+  // compiled once per shape (src/db/template.ts): the completion's read adds the buyer's email, customer and order
+  const { rows } = await runTemplate(ctx.sql, `checkout.readSession.${completion ? "completion" : "plain"}`, { id, requestEmail: requestEmail ?? null }, (p) => {
+    const eb = expressionBuilder<{ s: DB["CheckoutSession"]; c: DB["Cart"]; cu: DB["Customer"]; o: DB["Order"] }, "s" | "c" | "cu" | "o">();
+    const cartOf = sql`(SELECT ${eb.ref("c.customerEmail")} FROM ${sql.table("Cart")} c WHERE ${eb.ref("c.id")} = ${eb.ref("s.cartId")})`;
+    const email = sql<string | null>`lower(COALESCE(${p.requestEmail}::text, ${eb.ref("s.customerEmail")}, ${cartOf}))`;
+    const cartJson = sql.join(CART_COLUMNS.map((f) => sql`${sql.lit(f)}, ${eb.ref(`c.${f}`)}`));
+    return ctx.sql
+      .selectFrom("CheckoutSession as s")
+      .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
+      .select(
+        sql<Cart & { lineItems: unknown[]; expiresAt: string | null; createdAt: string; updatedAt: string }>`(SELECT json_build_object(${cartJson}, 'lineItems', ${cartLinesJson(eb.ref("c.id"))})
+          FROM ${sql.table("Cart")} c WHERE ${eb.ref("c.id")} = ${eb.ref("s.cartId")})`.as("cart"),
+      )
+      .$if(completion, (q) =>
+        q.select([
+          email.as("_buyerEmail"),
+          sql<string | null>`(SELECT ${eb.ref("cu.id")} FROM ${sql.table("Customer")} cu WHERE ${eb.ref("cu.applicationId")} = ${eb.ref("s.applicationId")} AND ${eb.ref("cu.environmentId")} = ${eb.ref("s.environmentId")}
+            AND CASE WHEN ${eb.ref("s.customerId")} IS NULL THEN ${eb.ref("cu.email")} = ${email} ELSE ${eb.ref("cu.id")} = ${eb.ref("s.customerId")} END)`.as("_buyerId"),
+          sql<boolean>`EXISTS (SELECT 1 FROM ${sql.table("Order")} o WHERE ${eb.ref("o.cartId")} = ${eb.ref("s.cartId")})`.as("_cartOrdered"),
+        ]),
+      )
+      .where("s.id", "=", p.id);
+  });
+  const row = rows[0];
   if (!row) throw new DomainError("session_not_found", "Checkout session not found");
   const { _buyerEmail, _buyerId, _cartOrdered, cart: c, ...session } = row as typeof row & { _buyerEmail?: string | null; _buyerId?: string | null; _cartOrdered?: boolean };
   return {

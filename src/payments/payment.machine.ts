@@ -2,6 +2,7 @@
 import { type Payment, Prisma } from "../generated/prisma/client";
 import { sql, type Updateable } from "kysely";
 import { insertSelect } from "../db/insert-select";
+import { runTemplate, slotsOf } from "../db/template";
 import type { DB } from "../db/sql";
 import type { Ctx } from "../shared/context";
 import { DomainError } from "../shared/errors";
@@ -68,18 +69,30 @@ interface LedgerEntry {
  * the order given).
  */
 function moveWithLedger(ctx: Ctx, p: Pick<Payment, "id" | "status">, to: PaymentStatus, data: Partial<Payment>, ledger: LedgerEntry[], readOrder = false): Promise<Payment[]> {
-  // a JSON column's value is sent as its JSON text
+  // a JSON column's value is sent as its JSON text; an undefined field is not written
   const set = Object.fromEntries(
-    Object.entries({ ...data, status: to, updatedAt: ctx.clock.now() }).map(([k, v]) => [k, v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v]),
+    Object.entries({ ...data, status: to, updatedAt: ctx.clock.now() })
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v]),
   ) as Updateable<DB["Payment"]>;
-  const q = ctx.sql
-    .with("p", (db) => db.updateTable("Payment").set(set).where("id", "=", p.id).where("status", "=", p.status).returning(PAYMENT_COLUMNS))
-    .with("t", (db) =>
-      insertSelect(db, "Transaction", { data: ledger, set: { id: sql`gen_random_uuid()`, paymentId: sql.ref("p.id") }, from: ["p"], ordered: true }).returning("id"),
-    )
-    .selectFrom("p")
-    .select(PAYMENT_COLUMNS.map((c) => `p.${c}` as const));
-  return (readOrder ? q.select(orderPaymentFactsJson(sql.ref("p.orderId"), "p").as("_order")) : q).execute() as unknown as Promise<Payment[]>;
+  const values = { id: p.id, from: p.status, set, ledger };
+  // compiled once per shape (src/db/template.ts): which columns move, the ledger rows' fields, the order's facts
+  const key = `payment.move.${Object.keys(set).join(",")}.${ledger.map((e) => Object.keys(e).join("+")).join("|")}.${readOrder ? "order" : ""}`;
+  return runTemplate(ctx.sql, key, values, (s, shape) => {
+    const q = ctx.sql
+      .with("p", (db) => db.updateTable("Payment").set(slotsOf(shape.set, "set")).where("id", "=", s.id).where("status", "=", s.from).returning(PAYMENT_COLUMNS))
+      .with("t", (db) =>
+        insertSelect(db, "Transaction", {
+          data: shape.ledger.map((e, i) => slotsOf(e, `ledger.${i}`)),
+          set: { id: sql`gen_random_uuid()`, paymentId: sql.ref("p.id") },
+          from: ["p"],
+          ordered: true,
+        }).returning("id"),
+      )
+      .selectFrom("p")
+      .select(PAYMENT_COLUMNS.map((c) => `p.${c}` as const));
+    return readOrder ? q.select(orderPaymentFactsJson(sql.ref("p.orderId"), "p").as("_order")) : q;
+  }).then((r) => r.rows as unknown as Payment[]);
 }
 
 /** Every column of a payment row, named (no `*`: src/db/prepared.ts). */
