@@ -43,7 +43,8 @@ function slots<V extends Record<string, unknown>>(values: V): Slots<V> {
   return Object.fromEntries(Object.keys(values).map((k) => [k, new Slot(k)])) as unknown as Slots<V>;
 }
 
-type Part = { slot: string } | { json: string } | { value: unknown };
+/** A compiled parameter: a slot's path, a JSON text cut at its slots (text, path, text, ...), or a constant. */
+type Part = { slot: string[] } | { json: (string | string[])[] } | { value: unknown };
 interface Compiled {
   sql: string;
   parts: Part[];
@@ -53,14 +54,28 @@ interface Compiled {
 const JSON_MARK = /"\\u0001([^"\\]+)\\u0001"/g;
 const HAS_JSON_MARK = /"\\u0001[^"\\]+\\u0001"/;
 
-function at(values: Record<string, unknown>, path: string): unknown {
+function at(values: Record<string, unknown>, path: readonly string[]): unknown {
   let v: unknown = values;
-  for (const k of path.split(".")) v = (v as Record<string, unknown> | null | undefined)?.[k];
+  for (const k of path) v = (v as Record<string, unknown> | null | undefined)?.[k];
   return v;
 }
 
-function bindJson(text: string, values: Record<string, unknown>): string {
-  return text.replace(JSON_MARK, (_m, path: string) => JSON.stringify(at(values, path) ?? null));
+/** A JSON text with slots, cut into its constant texts and the slots' paths. */
+function cutJson(text: string): (string | string[])[] {
+  const pieces: (string | string[])[] = [];
+  let last = 0;
+  for (const m of text.matchAll(JSON_MARK)) {
+    pieces.push(text.slice(last, m.index), m[1].split("."));
+    last = m.index + m[0].length;
+  }
+  pieces.push(text.slice(last));
+  return pieces;
+}
+
+function bindJson(pieces: readonly (string | string[])[], values: Record<string, unknown>): string {
+  let out = "";
+  for (const p of pieces) out += typeof p === "string" ? p : (JSON.stringify(at(values, p)) ?? "null");
+  return out;
 }
 
 /** Templates per key; a key names a statement and its shape, so the set is small and fixed by the code. */
@@ -70,8 +85,8 @@ const MAX_TEMPLATES = 1000;
 function compile(query: Compilable<unknown>): Compiled {
   const c = query.compile();
   const parts = c.parameters.map((p): Part => {
-    if (p instanceof Slot) return { slot: p.path };
-    if (typeof p === "string" && HAS_JSON_MARK.test(p)) return { json: p };
+    if (p instanceof Slot) return { slot: p.path.split(".") };
+    if (typeof p === "string" && HAS_JSON_MARK.test(p)) return { json: cutJson(p) };
     return { value: p };
   });
   return { sql: c.sql, parts };
