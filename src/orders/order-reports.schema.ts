@@ -34,7 +34,7 @@ const TimelineRowRef = builder.objectRef<TimelineRow>("OrderTimelineRow").implem
   }),
 });
 
-const TimelinePage = pageOf<TimelineRow>("OrderTimelinePage", TimelineRowRef, "timeline rows", timelineCursor);
+export const TimelinePage = pageOf<TimelineRow>("OrderTimelinePage", TimelineRowRef, "timeline rows", timelineCursor);
 
 const ExportRef = builder.objectRef<{ url: string; columns: string[]; maxRows: number }>("OrdersExport").implement({
   description: "Where to download the CSV export of orders",

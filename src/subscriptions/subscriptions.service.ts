@@ -56,7 +56,7 @@ export function addInterval(from: Date, interval: string): Date {
 
 type CardSummary = Pick<SavedCard, "id" | "cardBrand" | "cardLastFour" | "cardExpMonth" | "cardExpYear">;
 
-function subscriptionView(s: Subscription, card: CardSummary | null = null) {
+export function subscriptionView(s: Subscription, card: CardSummary | null = null) {
   return {
     id: s.id,
     customerId: s.customerId,
