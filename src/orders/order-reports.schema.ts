@@ -6,7 +6,7 @@ import { builder } from "../graphql/builder";
 import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { EXPORT_COLUMNS, EXPORT_MAX_ROWS, exportUrl, prepareExport } from "./export.service";
 import type { Actor } from "./order.machine";
-import { ActorTypeEnum, orderFilterArgs } from "./orders.schema";
+import { ActorTypeEnum, orderFilterArgs, orderFilterInput } from "./orders.schema";
 import { orderTimeline, timelineCursor, type TimelineKind, type TimelineRow } from "./timeline.service";
 
 const TimelineKindEnum = describedEnum<TimelineKind>("OrderTimelineKind", "What a timeline row records", {
@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: "orders:read" },
     args: orderFilterArgs(),
     resolve: (_r, a, ctx) => {
-      const p = prepareExport(ctx, compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }));
+      const p = prepareExport(ctx, orderFilterInput(a));
       return { url: exportUrl(p.q), columns: [...EXPORT_COLUMNS], maxRows: EXPORT_MAX_ROWS };
     },
   }),

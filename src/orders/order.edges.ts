@@ -14,10 +14,9 @@ import type { Ctx } from "../shared/context";
 import type { Page } from "../shared/pagination";
 import { SubscriptionRef } from "../subscriptions/subscriptions.schema";
 import { subscriptionsByIds } from "../subscriptions/subscription-edges.service";
-import { compact } from "../graphql/args";
 import { type OrderWithLines, orderPagesOf, ordersByIds } from "./order-edges.service";
 import { TimelinePage } from "./order-reports.schema";
-import { OrderPage, OrderRef, orderStateFilterArgs, type OrderV } from "./orders.schema";
+import { OrderPage, OrderRef, orderFilterInput, orderStateFilterArgs, type OrderV } from "./orders.schema";
 import { orderView } from "./orders.service";
 import { orderTimeline } from "./timeline.service";
 
@@ -53,10 +52,8 @@ function ordersUnder(ctx: Ctx, parent: "customerId" | "subscriptionId", id: stri
 
 /** An edge's filter and page arguments as orderPagesOf takes them (dates as ISO strings, nulls dropped). */
 function edgeFilters(a: Record<string, unknown>): Filters {
-  const { first, after, limit, cursor, ...rest } = a as { first?: number | null; after?: string | null; limit?: number | null; cursor?: string | null };
-  const out = compact(rest as Record<string, unknown>) as Filters;
-  for (const k of ["createdAfter", "createdBefore"]) if (out[k] instanceof Date) out[k] = (out[k] as Date).toISOString();
-  return { ...out, ...pageInput({ first, after, limit, cursor }) };
+  const { first, after, limit, cursor, ...rest } = a as { first?: number | null; after?: string | null; limit?: number | null; cursor?: string | null } & Record<string, unknown>;
+  return { ...orderFilterInput(rest), ...pageInput({ first, after, limit, cursor }) };
 }
 
 builder.objectFields(OrderRef, (t) => ({

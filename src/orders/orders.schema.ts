@@ -174,6 +174,14 @@ export const orderStateFilterArgs = () =>
     createdBefore: t.field({ type: "DateTime", description: "Only orders created before this time" }),
   }));
 
+/** Filter arguments as the services' query takes them: nulls dropped, DateTimes as ISO strings, ids as strings. */
+export function orderFilterInput(a: Record<string, unknown>): Record<string, unknown> {
+  const out = compact(a) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out)) if (v instanceof Date) out[k] = v.toISOString();
+  if (out.customerId !== undefined) out.customerId = String(out.customerId);
+  return out;
+}
+
 /** The orders query's filters (ordersExport takes the same), built afresh for each field that declares them. */
 export const orderFilterArgs = () => ({
   ...orderStateFilterArgs(),
@@ -200,7 +208,7 @@ builder.queryFields((t) => ({
       ...pageArgs(t),
     },
     resolve: async (_r, { first, after, limit, cursor, ...a }, ctx) => {
-      const p = await listOrders(ctx, { ...compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }), ...pageInput({ first, after, limit, cursor }) });
+      const p = await listOrders(ctx, { ...orderFilterInput(a), ...pageInput({ first, after, limit, cursor }) });
       return { items: p.items.map((o) => orderView(o)), pagination: p.pagination };
     },
   }),

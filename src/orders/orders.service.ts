@@ -107,9 +107,12 @@ export function displayStatus(o: Pick<Order, "status" | "paymentStatus" | "compA
   return qualifier ? `${label} · ${qualifier}` : label;
 }
 
-const day = z.coerce.date().min(new Date("1970-01-01T00:00:00Z")).max(new Date("9999-12-31T00:00:00Z"));
-/** The date range of an order list: createdAt on or after createdAfter, and before createdBefore (ISO 8601). */
-export const orderDateRange = { createdAfter: day.optional(), createdBefore: day.optional() };
+const instant = z.iso
+  .datetime({ offset: true })
+  .transform((s) => new Date(s))
+  .refine((d) => d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999, "must be between 1970 and 9999");
+/** The date range of an order list: createdAt on or after createdAfter, and before createdBefore (ISO 8601 date-times). */
+export const orderDateRange = { createdAfter: instant.optional(), createdBefore: instant.optional() };
 
 export const orderFilters = pageQuery.extend({
   status: z.enum(ORDER_STATUSES).optional(),
