@@ -4,10 +4,12 @@
 import { randomUUID } from "node:crypto";
 import { startWithTwoTenants, type TestApp } from "./helpers/app";
 import { EDGES } from "./edges/orders";
+import { client } from "./helpers/http";
 import type { EdgeIds, EdgeWorld } from "./edges/types";
 
 let t: TestApp;
 let w: EdgeWorld;
+let keyB: string;
 
 async function seedTenant(prisma: EdgeWorld["prisma"], tenant: { applicationId: string; environmentId: string }, tag: string): Promise<EdgeIds> {
   const c = await prisma.customer.create({ data: { ...tenant, email: `tenant-${tag}@example.com` } });
@@ -35,6 +37,7 @@ async function seedTenant(prisma: EdgeWorld["prisma"], tenant: { applicationId: 
 beforeAll(async () => {
   const { t: app, demo, other } = await startWithTwoTenants("edges-b");
   t = app;
+  keyB = other.apiKey;
   const prisma = t.deps.prisma;
   const a = await seedTenant(prisma, { applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "a");
   const b = await seedTenant(prisma, { applicationId: other.applicationId, environmentId: other.environments.sandbox.id }, "b");
@@ -61,4 +64,17 @@ test.each(EDGES.map((c) => [c.edge, c] as const))("%s: another tenant's id never
   expect(r.data).toBeTruthy();
   const text = JSON.stringify(r);
   expect(aIds().filter((id) => text.includes(id))).toEqual([]);
+});
+
+test("REST reads of a subscription show the default card of its own tenant only (GET /subscriptions/{id}, the list)", async () => {
+  // B's subscription pointed at A's customer, whose default card is A's
+  await w.prisma.savedCard.update({ where: { id: w.a.paymentMethodId! }, data: { customerId: w.a.customerId, isDefault: true, deletedAt: null } });
+  await w.prisma.subscription.update({ where: { id: w.b.subscriptionId! }, data: { customerId: w.a.customerId } });
+  const api = client(t.url);
+  const one = await api("GET", `subscriptions/${w.b.subscriptionId}`, { key: keyB });
+  expect(one.status).toBe(200);
+  expect(one.body.data.paymentMethod).toBeNull();
+  const list = await api("GET", "subscriptions", { key: keyB });
+  expect(list.status).toBe(200);
+  expect(JSON.stringify(list.body)).not.toContain(w.a.paymentMethodId!);
 });

@@ -15,6 +15,7 @@ import {
   OrdersWithEdgesDocument,
   OrderTimelineEdgeDocument,
   PaymentEdgesDocument,
+  PaymentsWithEdgesDocument,
   QuoteCustomerOrdersPaymentsDocument,
   QuotesCustomersOrdersDocument,
   SubscriptionEdgesDocument,
@@ -250,9 +251,25 @@ postgresPassTest("Customer.orders under a page of quotes and Subscription.orders
   expect(subs.statements.filter((x) => /row_number\(\) over/i.test(x))).toHaveLength(1);
 });
 
+postgresPassTest("a page of 50 payments with order (and its customer) and transactions costs the same statements as a page of 5", async () => {
+  await gql(PaymentsWithEdgesDocument, { first: 5 }, cred());
+  const counts: number[] = [];
+  for (const first of [5, 50]) {
+    const s = await statementsOf(() => gql(PaymentsWithEdgesDocument, { first }, cred()));
+    expect(s.result.errors).toBeNull();
+    const edges = s.result.data!.payments.edges;
+    expect(edges).toHaveLength(first);
+    expect(edges.every((e) => e.node.order?.id === e.node.orderId && e.node.transactions!.length > 0 && e.node.transactions!.every((x) => x.paymentId === e.node.id))).toBe(true);
+    counts.push(s.statements.length);
+  }
+  expect(counts[1]).toBe(counts[0]);
+  expect(counts[0]).toBe(BUDGET.paymentsPage);
+});
+
 /**
  * Measured on PostgreSQL; a change here is a change in what a dashboard's page costs. The page of orders: the orders
  * with their lines (relationJoins), customers, payments, fulfillments with their lines. The quote chain: the quote,
- * its customer, the window statement picking the customer's orders, those orders with lines, their payments.
+ * its customer, the window statement picking the customer's orders, those orders with lines, their payments. The page
+ * of payments: the payments, their orders with lines, the orders' customers, the transactions.
  */
-const BUDGET = { ordersPage: 4, quoteCustomerOrdersPayments: 5 };
+const BUDGET = { ordersPage: 4, quoteCustomerOrdersPayments: 5, paymentsPage: 4 };
