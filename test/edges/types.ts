@@ -1,8 +1,12 @@
+// The cross-tenant edge table's contract (test/cross-tenant-edges.e2e.test.ts), shared by the streams of issue 37:
+// each stream's table (quotes.ts, orders.ts, platform.ts) lists its edges as EdgeCases against this world.
 export interface EdgeIds {
   customerId: string; quoteId: string; revisionId: string; orderId: string; paymentId: string;
   fulfillmentId: string | null; subscriptionId: string | null; paymentMethodId: string | null;
   cartId: string; checkoutSessionId: string; installationId: string | null; extensionId: string | null;
   versionId: string | null; memberId: string; userId: string; invitationId: string | null;
+  /** the tenant's workspace (member reads take it as an argument); not an id the leak check looks for */
+  workspaceId?: string;
 }
 export interface EdgeWorld {
   prisma: import("../../src/generated/prisma/client").PrismaClient;
