@@ -41,7 +41,7 @@ const ShipmentRef = builder.objectRef<NonNullable<FulfillmentV["shipment"]>>("Sh
   }),
 });
 
-const FulfillmentRef = builder.objectRef<FulfillmentV>("Fulfillment").implement({
+export const FulfillmentRef = builder.objectRef<FulfillmentV>("Fulfillment").implement({
   description: "A handover of order units, with an optional shipment",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -56,7 +56,7 @@ const FulfillmentRef = builder.objectRef<FulfillmentV>("Fulfillment").implement(
   }),
 });
 
-const OrderReturnRef = builder.objectRef<ReturnV>("OrderReturn").implement({
+export const OrderReturnRef = builder.objectRef<ReturnV>("OrderReturn").implement({
   description: "Units of an order asked back, then received or cancelled",
   fields: (t) => ({
     id: t.exposeID("id"),

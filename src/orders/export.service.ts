@@ -109,7 +109,7 @@ function drainOrClose(csv: Writable, out: Writable) {
 
 /** The relative URL of the export for these filters (GraphQL's ordersExport hands it out; fetch it with the same credential). */
 export function exportUrl(q: ExportFilters) {
-  const params = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, String(v)]));
+  const params = new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : String(v)]));
   const s = params.toString();
   return `/api/v1/orders/export.csv${s ? `?${s}` : ""}`;
 }

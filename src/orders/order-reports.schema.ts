@@ -6,7 +6,7 @@ import { builder } from "../graphql/builder";
 import { describedEnum, pageOf, pageArgs } from "../graphql/shared-types";
 import { EXPORT_COLUMNS, EXPORT_MAX_ROWS, exportUrl, prepareExport } from "./export.service";
 import type { Actor } from "./order.machine";
-import { ActorTypeEnum, orderFilterArgs } from "./orders.schema";
+import { ActorTypeEnum, orderFilterArgs, orderFilterInput } from "./orders.schema";
 import { orderTimeline, timelineCursor, type TimelineKind, type TimelineRow } from "./timeline.service";
 
 const TimelineKindEnum = describedEnum<TimelineKind>("OrderTimelineKind", "What a timeline row records", {
@@ -34,7 +34,7 @@ const TimelineRowRef = builder.objectRef<TimelineRow>("OrderTimelineRow").implem
   }),
 });
 
-const TimelinePage = pageOf<TimelineRow>("OrderTimelinePage", TimelineRowRef, "timeline rows", timelineCursor);
+export const TimelinePage = pageOf<TimelineRow>("OrderTimelinePage", TimelineRowRef, "timeline rows", timelineCursor);
 
 const ExportRef = builder.objectRef<{ url: string; columns: string[]; maxRows: number }>("OrdersExport").implement({
   description: "Where to download the CSV export of orders",
@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
     authScopes: { scope: "orders:read" },
     args: orderFilterArgs(),
     resolve: (_r, a, ctx) => {
-      const p = prepareExport(ctx, compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }));
+      const p = prepareExport(ctx, orderFilterInput(a));
       return { url: exportUrl(p.q), columns: [...EXPORT_COLUMNS], maxRows: EXPORT_MAX_ROWS };
     },
   }),

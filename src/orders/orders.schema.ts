@@ -12,9 +12,9 @@ import { captureOrderPayments, paymentView } from "../payments/payments.service"
 import type { Address } from "../shared/address";
 import type { SelectedShipping } from "../carts/carts.service";
 import type { Actor, ORDER_STATUSES, OrderStatus } from "./order.machine";
-import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView, paymentsOfOrder, type PAYMENT_STATUSES, subscribeOrderUpdates } from "./orders.service";
+import { getOrder, listOrders, orderPayments, orderStatusHistory, orderView, type PAYMENT_STATUSES, subscribeOrderUpdates } from "./orders.service";
 
-type OrderV = ReturnType<typeof orderView>;
+export type OrderV = ReturnType<typeof orderView>;
 type OrderPaymentStatus = (typeof PAYMENT_STATUSES)[number];
 type ChangeSource = "manual" | "state_machine" | "fulfillment" | "payment" | "migration";
 
@@ -149,13 +149,12 @@ export const OrderRef = builder.objectRef<OrderV>("Order").implement({
     source: t.field({ type: OrderSourceEnum, nullable: true, description: "Where it came from; null for orders placed before this was recorded", resolve: (o) => (o.source as OrderSource | null) ?? null }),
     cancelledAt: t.field({ type: "DateTime", nullable: true, description: "When it was cancelled", resolve: (o) => o.cancelledAt }),
     closedAt: t.field({ type: "DateTime", nullable: true, description: "When it was closed", resolve: (o) => o.closedAt }),
-    payments: t.field({ type: [PaymentRef], description: "Its payments, newest first", resolve: async (o, _a, ctx) => (await paymentsOfOrder(ctx, o.id)).map(paymentView) }),
     createdAt: t.field({ type: "DateTime", resolve: (o) => o.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (o) => o.updatedAt }),
   }),
 });
 
-const OrderPage = pageOf<OrderV>("OrderPage", OrderRef, "orders");
+export const OrderPage = pageOf<OrderV>("OrderPage", OrderRef, "orders");
 const orderId = "The order's id";
 
 const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | "returned">("DeliveryState", "Where an order's shipments are", {
@@ -165,15 +164,32 @@ const DeliveryEnum = describedEnum<"not_shipped" | "in_transit" | "delivered" | 
   returned: "Shipments came back",
 });
 
-/** The orders query's filters (ordersExport takes the same), built afresh for each field that declares them. */
-export const orderFilterArgs = () =>
+/** The state and date filters of every order list (orders, ordersExport, Customer.orders, Subscription.orders). */
+export const orderStateFilterArgs = () =>
   builder.args((t) => ({
     status: t.field({ type: OrderStatusEnum, description: "Only this status" }),
     paymentStatus: t.field({ type: OrderPaymentStatusEnum, description: "Only this payment status" }),
+    delivery: t.field({ type: DeliveryEnum, description: "Only orders whose shipments are here" }),
+    createdAfter: t.field({ type: "DateTime", description: "Only orders created at or after this time" }),
+    createdBefore: t.field({ type: "DateTime", description: "Only orders created before this time" }),
+  }));
+
+/** Filter arguments as the services' query takes them: nulls dropped, DateTimes as ISO strings, ids as strings. */
+export function orderFilterInput(a: Record<string, unknown>): Record<string, unknown> {
+  const out = compact(a) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out)) if (v instanceof Date) out[k] = v.toISOString();
+  if (out.customerId !== undefined) out.customerId = String(out.customerId);
+  return out;
+}
+
+/** The orders query's filters (ordersExport takes the same), built afresh for each field that declares them. */
+export const orderFilterArgs = () => ({
+  ...orderStateFilterArgs(),
+  ...builder.args((t) => ({
     q: t.string({ description: "Search: email or line name contains it, or the order id" }),
     customerId: t.id({ description: "Only this customer's" }),
-    delivery: t.field({ type: DeliveryEnum, description: "Only orders whose shipments are here" }),
-  }));
+  })),
+});
 
 builder.queryFields((t) => ({
   order: t.field({
@@ -192,7 +208,7 @@ builder.queryFields((t) => ({
       ...pageArgs(t),
     },
     resolve: async (_r, { first, after, limit, cursor, ...a }, ctx) => {
-      const p = await listOrders(ctx, { ...compact({ ...a, customerId: a.customerId ? String(a.customerId) : null }), ...pageInput({ first, after, limit, cursor }) });
+      const p = await listOrders(ctx, { ...orderFilterInput(a), ...pageInput({ first, after, limit, cursor }) });
       return { items: p.items.map((o) => orderView(o)), pagination: p.pagination };
     },
   }),

@@ -15,7 +15,6 @@ import { moveOrder, orderMove, type OrderMove, type OrderStatus, ORDER_STATUSES,
 import { derivePaymentStatus } from "./payment-status";
 import { type OrderPaymentFacts, orderPaymentFactsJson } from "../payments/payment-facts";
 import { isUuid } from "../shared/ids";
-import { batchLoader, loaderOf } from "../shared/batch";
 
 export const PAYMENT_STATUSES = ["pending", "authorized", "processing", "partially_paid", "captured", "partially_refunded", "refunded", "failed", "voided", "disputed", "expired"] as const;
 
@@ -108,6 +107,13 @@ export function displayStatus(o: Pick<Order, "status" | "paymentStatus" | "compA
   return qualifier ? `${label} · ${qualifier}` : label;
 }
 
+const instant = z.iso
+  .datetime({ offset: true })
+  .transform((s) => new Date(s))
+  .refine((d) => d.getUTCFullYear() >= 1970 && d.getUTCFullYear() <= 9999, "must be between 1970 and 9999");
+/** The date range of an order list: createdAt on or after createdAfter, and before createdBefore (ISO 8601 date-times). */
+export const orderDateRange = { createdAfter: instant.optional(), createdBefore: instant.optional() };
+
 export const orderFilters = pageQuery.extend({
   status: z.enum(ORDER_STATUSES).optional(),
   paymentStatus: z.enum(PAYMENT_STATUSES).optional(),
@@ -115,12 +121,13 @@ export const orderFilters = pageQuery.extend({
   customerId: z.uuid().optional(),
   applicationId: z.uuid().optional(),
   delivery: z.enum(["not_shipped", "in_transit", "delivered", "returned"]).optional(),
+  ...orderDateRange,
 });
 
 type OrderFilters = z.output<typeof orderFilters>;
 
 /** `delivery` filter values -> the stored deliveryState values they match (returned matches partial returns too). */
-const DELIVERY_MATCH = { in_transit: ["in_transit"], delivered: ["delivered"], returned: ["returned", "partially_returned"] } as const;
+export const DELIVERY_MATCH = { in_transit: ["in_transit"], delivered: ["delivered"], returned: ["returned", "partially_returned"] } as const;
 
 /** The Prisma `where` of GET /orders (and its CSV export) for one tenant, without the page's keyset. */
 export function orderWhere(t: { applicationId: string; environmentId: string }, q: Omit<OrderFilters, "limit" | "cursor">) {
@@ -128,6 +135,7 @@ export function orderWhere(t: { applicationId: string; environmentId: string }, 
     ? { OR: [{ email: { contains: q.q, mode: "insensitive" as const } }, ...(isUuid(q.q) ? [{ id: q.q }] : []), { lineItems: { some: { name: { contains: q.q, mode: "insensitive" as const } } } }] }
     : {};
   const delivery = !q.delivery ? {} : q.delivery === "not_shipped" ? { deliveryState: null } : { deliveryState: { in: [...DELIVERY_MATCH[q.delivery]] } };
+  const created = q.createdAfter || q.createdBefore ? { createdAt: { ...(q.createdAfter ? { gte: q.createdAfter } : {}), ...(q.createdBefore ? { lt: q.createdBefore } : {}) } } : {};
   return {
     applicationId: t.applicationId,
     environmentId: t.environmentId,
@@ -135,6 +143,7 @@ export function orderWhere(t: { applicationId: string; environmentId: string }, 
     ...(q.paymentStatus ? { paymentStatus: q.paymentStatus } : {}),
     ...(q.customerId ? { customerId: q.customerId } : {}),
     ...delivery,
+    ...created,
     ...search,
   };
 }
@@ -175,27 +184,6 @@ export async function orderPayments(ctx: Ctx, id: string) {
   requireScope(ctx, "payments:read");
   const o = await readOrder(ctx, id);
   return [...o.payments].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
-}
-
-/**
- * Order.payments of a GraphQL order (in a list, or the one of a mutation's answer): the payments of every order
- * asked while the executor walks the list are read in one statement (src/shared/batch.ts), newest first.
- */
-export function paymentsOfOrder(ctx: Ctx, orderId: string): Promise<Payment[]> {
-  requireScope(ctx, "payments:read");
-  const t = requireTenant(ctx);
-  const load = loaderOf(ctx, `orderPayments:${t.applicationId}:${t.environmentId}`, () =>
-    batchLoader<string, Payment[]>(async (orderIds) => {
-      const rows = await ctx.db.payment.findMany({
-        where: { orderId: { in: orderIds }, applicationId: t.applicationId, environmentId: t.environmentId },
-        orderBy: [{ createdAt: "desc" }, { id: "asc" }],
-      });
-      const byOrder = new Map<string, Payment[]>();
-      for (const p of rows) byOrder.set(p.orderId!, [...(byOrder.get(p.orderId!) ?? []), p]);
-      return byOrder;
-    }, []),
-  );
-  return load(orderId);
 }
 
 export async function orderStatusHistory(ctx: Ctx, id: string) {

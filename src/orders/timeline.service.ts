@@ -153,7 +153,9 @@ export async function orderTimeline(ctx: Ctx, orderId: string, query: unknown) {
               sql<null>`NULL`.as("actorName"),
               sql<null>`NULL`.as("reason"),
             ])
-            .where("p.orderId", "=", id),
+            .where("p.orderId", "=", id)
+            .where("p.applicationId", "=", t.applicationId)
+            .where("p.environmentId", "=", t.environmentId),
         )
         .unionAll((eb) =>
           eb

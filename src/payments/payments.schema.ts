@@ -105,7 +105,7 @@ export const PaymentRef = builder.objectRef<PaymentV>("Payment").implement({
   }),
 });
 
-const TransactionRef = builder.objectRef<Transaction>("PaymentTransaction").implement({
+export const TransactionRef = builder.objectRef<Transaction>("PaymentTransaction").implement({
   description: "One request to the processor and its answer",
   fields: (t) => ({
     id: t.exposeID("id"),

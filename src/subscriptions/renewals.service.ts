@@ -18,8 +18,8 @@ const DUE_STATUSES = ["active", "trialing", "past_due"];
 type Claimed = Subscription & { _email?: string | null };
 
 /** The card a renewal charges: the default, or when it is paused the next active card (backup). */
-async function renewalCard(ctx: Ctx, customerId: string): Promise<{ card: SavedCard | null; backup: boolean }> {
-  const cards = await ctx.db.savedCard.findMany({ where: { customerId, deletedAt: null }, orderBy: [{ isDefault: "desc" }, { createdAt: "desc" }, { id: "desc" }] });
+async function renewalCard(ctx: Ctx, s: Pick<Subscription, "customerId" | "applicationId" | "environmentId">): Promise<{ card: SavedCard | null; backup: boolean }> {
+  const cards = await ctx.db.savedCard.findMany({ where: { customerId: s.customerId, applicationId: s.applicationId, environmentId: s.environmentId, deletedAt: null }, orderBy: [{ isDefault: "desc" }, { createdAt: "desc" }, { id: "desc" }] });
   const def = cards.find((c) => c.isDefault) ?? null;
   if (def?.isActive) return { card: def, backup: false };
   const next = cards.find((c) => c.isActive && c !== def) ?? null;
@@ -96,7 +96,7 @@ async function renewLeased(ctx: Ctx, sub: Claimed, owner: string, connector?: Co
     };
     const gross = plan.amount * plan.quantity;
     const credit = Math.min(s.creditAmount, gross);
-    const { card, backup } = await renewalCard(ctx, s.customerId);
+    const { card, backup } = await renewalCard(ctx, s);
     const result = await chargeSubscription(
       ctx,
       { sub: { ...s, ...plan }, card, line: { name: plan.planName ?? plan.planReference, unitPrice: plan.amount, quantity: plan.quantity, discountAmount: credit }, purpose: "renewal", connector, email: _email },

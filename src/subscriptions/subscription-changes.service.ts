@@ -144,7 +144,7 @@ export async function changeSubscriptionPlan(ctx: Ctx, id: string, body: unknown
   }
   const owner = await leaseForChange(ctx, s);
   try {
-    const card = await defaultCard(ctx, s.customerId);
+    const card = await defaultCard(ctx, s);
     const plan = { planReference: input.planReference, planName: input.planName ?? null, interval: input.interval, amount: input.amount };
     return await chargeSubscription(
       ctx,
@@ -195,7 +195,7 @@ export async function changeSubscriptionQuantity(ctx: Ctx, id: string, body: unk
   try {
     const proration = prorate(s, input.quantity, ctx.clock.now());
     const due = proration.chargedCents - proration.creditCents;
-    const card = due > 0 ? await defaultCard(ctx, s.customerId) : null;
+    const card = due > 0 ? await defaultCard(ctx, s) : null;
     const r = await chargeSubscription(
       ctx,
       { sub: s, card, line: { name: `${s.planName ?? s.planReference}: seats ${s.quantity} to ${input.quantity} (prorated)`, unitPrice: Math.max(due, 0), quantity: 1, discountAmount: 0 }, purpose: "quantity_change" },

@@ -10,7 +10,7 @@ import { changeSubscriptionPlan, changeSubscriptionQuantity, clearPendingChange,
 import { getSubscription, type Interval, listSubscriptions, subscribeSubscriptionUpdates, type SubscriptionView, trialEligibility } from "./subscriptions.service";
 
 type Proration = { creditCents: number; chargedCents: number; fullAmount: number };
-type SubV = SubscriptionView & { proration?: Proration; charged?: boolean; cancelled?: boolean };
+export type SubV = SubscriptionView & { proration?: Proration; charged?: boolean; cancelled?: boolean };
 
 const SubscriptionStatusEnum = describedEnum<SubscriptionStatus>("SubscriptionStatus", "Where a subscription is in its billing", {
   active: "Paid for the current period; renews at currentPeriodEnd",
@@ -48,7 +48,7 @@ export const RecurringInput = builder.inputType("RecurringInput", {
   }),
 });
 
-const CardRef = builder.objectRef<NonNullable<SubscriptionView["paymentMethod"]>>("SubscriptionPaymentMethod").implement({
+export const CardRef = builder.objectRef<NonNullable<SubscriptionView["paymentMethod"]>>("SubscriptionPaymentMethod").implement({
   description: "The customer's default card, which renewals charge",
   fields: (t) => ({
     id: t.exposeID("id", { description: "cpm_ id" }),
@@ -67,7 +67,7 @@ const ProrationRef = builder.objectRef<Proration>("SubscriptionProration").imple
   }),
 });
 
-const SubscriptionRef = builder.objectRef<SubV>("CustomerSubscription").implement({
+export const SubscriptionRef = builder.objectRef<SubV>("CustomerSubscription").implement({
   description: "A customer's recurring plan, charged to their default card each period",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -93,7 +93,6 @@ const SubscriptionRef = builder.objectRef<SubV>("CustomerSubscription").implemen
     pendingInterval: t.field({ type: IntervalEnum, nullable: true, description: "Its interval", resolve: (s) => s.pendingInterval as Interval | null }),
     pendingAmount: t.exposeInt("pendingAmount", { nullable: true, description: "Its per-seat amount" }),
     pendingQuantity: t.exposeInt("pendingQuantity", { nullable: true, description: "Seats from the next renewal" }),
-    paymentMethod: t.field({ type: CardRef, nullable: true, description: "The default card renewals charge", resolve: (s) => s.paymentMethod }),
     proration: t.field({ type: ProrationRef, nullable: true, description: "Set by an immediate changeSubscriptionQuantity", resolve: (s) => s.proration ?? null }),
     charged: t.boolean({ nullable: true, description: "Set by renewSubscription: whether the card was charged", resolve: (s) => s.charged ?? null }),
     createdAt: t.field({ type: "DateTime", resolve: (s) => s.createdAt }),

@@ -56,7 +56,7 @@ export function addInterval(from: Date, interval: string): Date {
 
 type CardSummary = Pick<SavedCard, "id" | "cardBrand" | "cardLastFour" | "cardExpMonth" | "cardExpYear">;
 
-function subscriptionView(s: Subscription, card: CardSummary | null = null) {
+export function subscriptionView(s: Subscription, card: CardSummary | null = null) {
   return {
     id: s.id,
     customerId: s.customerId,
@@ -108,9 +108,9 @@ export async function subscriptionEvent(ctx: Ctx, s: Subscription, type: string,
   });
 }
 
-/** The customer's default card (not deleted), or null. */
-export async function defaultCard(ctx: Ctx, customerId: string) {
-  return ctx.db.savedCard.findFirst({ where: { customerId, deletedAt: null, isDefault: true } });
+/** The subscription's customer's default card (not deleted) of the subscription's own tenant, or null. */
+export async function defaultCard(ctx: Ctx, s: Pick<Subscription, "customerId" | "applicationId" | "environmentId">) {
+  return ctx.db.savedCard.findFirst({ where: { customerId: s.customerId, applicationId: s.applicationId, environmentId: s.environmentId, deletedAt: null, isDefault: true } });
 }
 
 // ---- reads ------------------------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ export async function findSubscription(ctx: Ctx, id: string, lock = false): Prom
 }
 
 export async function subscriptionRead(ctx: Ctx, s: Subscription) {
-  return subscriptionView(s, await defaultCard(ctx, s.customerId));
+  return subscriptionView(s, await defaultCard(ctx, s));
 }
 
 export async function getSubscription(ctx: Ctx, id: string) {
@@ -169,7 +169,7 @@ export async function listSubscriptions(ctx: Ctx, query: unknown) {
   const page = toPage(rows, q);
   // the default cards of the page's customers: one statement
   const cards = page.items.length
-    ? await ctx.db.savedCard.findMany({ where: { customerId: { in: [...new Set(page.items.map((s) => s.customerId))] }, isDefault: true, deletedAt: null } })
+    ? await ctx.db.savedCard.findMany({ where: { customerId: { in: [...new Set(page.items.map((s) => s.customerId))] }, applicationId: t.applicationId, environmentId: t.environmentId, isDefault: true, deletedAt: null } })
     : [];
   const byCustomer = new Map(cards.map((c) => [c.customerId, c]));
   return { items: page.items.map((s) => subscriptionView(s, byCustomer.get(s.customerId) ?? null)), pagination: page.pagination };

@@ -237,7 +237,7 @@ export async function retryMySubscription(ctx: Ctx, id: string) {
 // ---- merchant ------------------------------------------------------------------------------------------------
 
 /** Reads accept customer_payment_methods:read or :write, or customers:read: the list is part of the customer. */
-function requireCardRead(ctx: Ctx) {
+export function requireCardRead(ctx: Ctx) {
   const p = requireSecretOrDashboard(ctx);
   const ok = ["customer_payment_methods:read", "customer_payment_methods:write", "customers:read"].some((s) => hasScope(p.scopes, s));
   if (!ok) throw errors.insufficientScopes(["customer_payment_methods:read"]);

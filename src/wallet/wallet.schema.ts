@@ -15,7 +15,7 @@ const SourceEnum = builder.enumType("SavedCardSource", {
   } as const,
 });
 
-const SavedCardRef = builder.objectRef<ReturnType<typeof savedCardView>>("SavedCard").implement({
+export const SavedCardRef = builder.objectRef<ReturnType<typeof savedCardView>>("SavedCard").implement({
   description: "A customer's saved card (id cpm_…): vaulted cards are chargeable, merchant-attached ones are records only",
   fields: (t) => ({
     id: t.exposeID("id", { description: "cpm_…" }),
