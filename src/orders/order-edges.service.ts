@@ -7,7 +7,7 @@ import { requireScope, requireTenant } from "../shared/guards";
 import type { Ctx } from "../shared/context";
 import { parseInput } from "../shared/errors";
 import { isUuid } from "../shared/ids";
-import { decodeCursor, type Page, pageQuery, pagesByParent } from "../shared/pagination";
+import { type Page, pageAfter, pageQuery, pagesByParent } from "../shared/pagination";
 import { ORDER_STATUSES } from "./order.machine";
 import { DELIVERY_MATCH, orderDateRange, PAYMENT_STATUSES } from "./orders.service";
 
@@ -48,7 +48,7 @@ export async function orderPagesOf(ctx: Ctx, parent: Parent, parentIds: readonly
   const q = parseInput(orderEdgeFilters, query ?? {}, ["query"]);
   const ids = parent === "customerId" ? parentIds.filter(isUuid) : parentIds.filter((p) => p.length > 0 && p.length <= 200);
   if (ids.length === 0) return pagesByParent(parentIds, [], () => null, q);
-  const after = q.cursor ? decodeCursor(q.cursor) : null;
+  const after = pageAfter(q);
   const ranked = ctx.sql
     .selectFrom("Order as o")
     .select((eb) => [

@@ -27,7 +27,7 @@ export function cursorOf(item: { createdAt: Date | string; id: string }): string
 }
 
 /** A cursor read back to its (createdAt, id) key, for keyset statements written with Kysely; 400 when malformed. */
-export function decodeCursor(cursor: string): Key {
+function decodeCursor(cursor: string): Key {
   try {
     const [c, i] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     const createdAt = new Date(c);
