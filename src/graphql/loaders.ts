@@ -7,6 +7,7 @@
 // deduplicated inside a batch instead, so 50 quotes of one customer still read that customer once.
 import DataLoader from "dataloader";
 import type { Ctx } from "../shared/context";
+import type { Page } from "../shared/pagination";
 
 const perContext = new WeakMap<object, Map<string, DataLoader<unknown, unknown>>>();
 
@@ -50,4 +51,28 @@ export function groupedBy<V>(keys: readonly string[], rows: readonly V[], parent
   const out = new Map<string, V[]>(keys.map((k) => [k, []]));
   for (const r of rows) out.get(parentOf(r) ?? "")?.push(r);
   return out;
+}
+
+const EMPTY_PAGE = () => ({ items: [], pagination: { cursor: null, hasMore: false } });
+
+/**
+ * A paged edge (Customer.orders, Quote.activity, ...): each parent asks for its page with the field's arguments; the
+ * parents of one tick that asked with the same arguments share one `read` (one statement or two for all of them,
+ * pagesByParent in shared/pagination.ts), and an alias with other arguments gets its own.
+ */
+export function pagedLoad<T, Q>(ctx: Ctx, name: string, read: (parentIds: string[], query: Q) => Promise<Map<string, Page<T>>>, parentId: string, query: Q): Promise<Page<T>> {
+  const keyOf = (k: { id: string; q: string }) => `${k.q}\u0000${k.id}`;
+  const l = loader<{ id: string; q: string }, Page<T>>(
+    ctx,
+    name,
+    async (keys) => {
+      const byQuery = new Map<string, string[]>();
+      for (const k of keys) byQuery.set(k.q, [...(byQuery.get(k.q) ?? []), k.id]);
+      const out = new Map<string, Page<T>>();
+      for (const [q, ids] of byQuery) for (const [id, page] of await read(ids, JSON.parse(q) as Q)) out.set(keyOf({ id, q }), page);
+      return out;
+    },
+    { keyOf, missing: EMPTY_PAGE },
+  );
+  return l.load({ id: parentId, q: JSON.stringify(query) }) as Promise<Page<T>>;
 }

@@ -5,7 +5,7 @@
 // reads in the target's service, filtered by the caller's tenant. A page of 50 orders costs one statement per edge.
 import { CustomerRef, customerEdge } from "../customers/customers.schema";
 import { builder } from "../graphql/builder";
-import { loader } from "../graphql/loaders";
+import { loader, pagedLoad } from "../graphql/loaders";
 import { pageArgs, pageInput } from "../graphql/shared-types";
 import { canReadInvoices, invoicesOfOrders, paymentsOfOrders } from "../payments/payment-edges.service";
 import { PaymentRef } from "../payments/payments.schema";
@@ -14,7 +14,7 @@ import type { Ctx } from "../shared/context";
 import type { Page } from "../shared/pagination";
 import { SubscriptionRef } from "../subscriptions/subscriptions.schema";
 import { subscriptionsByIds } from "../subscriptions/subscription-edges.service";
-import { type OrderWithLines, orderPagesOf, ordersByIds } from "./order-edges.service";
+import { orderPagesOf, ordersByIds } from "./order-edges.service";
 import { TimelinePage } from "./order-reports.schema";
 import { OrderPage, OrderRef, orderFilterInput, orderStateFilterArgs, type OrderV } from "./orders.schema";
 import { orderView } from "./orders.service";
@@ -33,21 +33,8 @@ type Filters = Record<string, unknown>;
  * A page of orders under a customer or a subscription. The parents of one tick that ask the same filters and page
  * share one read (orderPagesOf: one window-function statement and one for the lines, whatever the parent count).
  */
-function ordersUnder(ctx: Ctx, parent: "customerId" | "subscriptionId", id: string, filters: Filters): Promise<Page<OrderV> | null> {
-  const keyOf = (k: { id: string; q: string }) => `${k.q}\u0000${k.id}`;
-  const l = loader(
-    ctx,
-    `ordersBy:${parent}`,
-    async (keys: { id: string; q: string }[]) => {
-      const byQuery = new Map<string, string[]>();
-      for (const k of keys) byQuery.set(k.q, [...(byQuery.get(k.q) ?? []), k.id]);
-      const out = new Map<string, Page<OrderWithLines>>();
-      for (const [q, ids] of byQuery) for (const [id, page] of await orderPagesOf(ctx, parent, ids, JSON.parse(q))) out.set(keyOf({ id, q }), page);
-      return out;
-    },
-    { keyOf },
-  );
-  return l.load({ id, q: JSON.stringify(filters) }).then((p) => (p ? { items: p.items.map((o) => orderView(o)), pagination: p.pagination } : null));
+function ordersUnder(ctx: Ctx, parent: "customerId" | "subscriptionId", id: string, filters: Filters): Promise<Page<OrderV>> {
+  return pagedLoad(ctx, `ordersBy:${parent}`, (ids, q: Filters) => orderPagesOf(ctx, parent, ids, q), id, filters).then((p) => ({ items: p.items.map((o) => orderView(o)), pagination: p.pagination }));
 }
 
 /** An edge's filter and page arguments as orderPagesOf takes them (dates as ISO strings, nulls dropped). */

@@ -2,10 +2,9 @@
 // tick, so a part (revisions, the current revision, comments, activity) costs one statement for the whole page,
 // and none when the query does not select it. A quote read in full (quote(id), a mutation's answer) holds its parts
 // already and never asks.
-import { loader } from "../graphql/loaders";
+import { loader, pagedLoad } from "../graphql/loaders";
 import { pageInput } from "../graphql/shared-types";
 import type { Ctx } from "../shared/context";
-import type { Page } from "../shared/pagination";
 import { activityOfQuotes, commentsOfQuotes, type QuoteNode, quotePagesOfCustomers, quotesOfOrders, type RevisionSet, revisionsOfQuotes, type RevisionV } from "./quote-graph.service";
 
 const revisions = (ctx: Ctx, which: RevisionSet) => loader(ctx, `quoteRevisions:${which}`, (ids: string[]) => revisionsOfQuotes(ctx, ids, which), { missing: () => [] as RevisionV[] });
@@ -34,28 +33,6 @@ export async function commentsEdge(ctx: Ctx, q: QuoteNode) {
 }
 
 type Args = Record<string, unknown>;
-/**
- * A paged edge's loader: keys are (parent id, the field's arguments); parents asked with the same arguments share one
- * statement (aliases with other arguments get theirs).
- */
-function paged<T>(ctx: Ctx, name: string, read: (ids: string[], query: Args) => Promise<Map<string, Page<T>>>) {
-  return loader<{ id: string; query: Args }, Page<T>>(
-    ctx,
-    name,
-    async (keys) => {
-      const groups = new Map<string, { query: Args; ids: string[] }>();
-      for (const k of keys) {
-        const g = JSON.stringify(k.query);
-        if (!groups.has(g)) groups.set(g, { query: k.query, ids: [] });
-        groups.get(g)!.ids.push(k.id);
-      }
-      const out = new Map<string, Page<T>>();
-      for (const [g, { query, ids }] of groups) for (const [id, p] of await read(ids, query)) out.set(`${id}|${g}`, p);
-      return out;
-    },
-    { keyOf: (k) => `${k.id}|${JSON.stringify(k.query)}`, missing: () => ({ items: [], pagination: { cursor: null, hasMore: false } }) },
-  );
-}
 
 type PageArgs = { first?: number | null; after?: string | null; limit?: number | null; cursor?: string | null };
 const queryOf = ({ first, after, limit, cursor, ...filters }: PageArgs & Args) => ({
@@ -65,12 +42,12 @@ const queryOf = ({ first, after, limit, cursor, ...filters }: PageArgs & Args) =
 
 /** Quote.activity: the quote's events, newest first. */
 export function activityEdge(ctx: Ctx, quoteId: string, args: PageArgs) {
-  return paged(ctx, "quoteActivity", (ids, query) => activityOfQuotes(ctx, ids, query)).load({ id: quoteId, query: queryOf(args) });
+  return pagedLoad(ctx, "quoteActivity", (ids, query: Args) => activityOfQuotes(ctx, ids, query), quoteId, queryOf(args));
 }
 
 /** Customer.quotes: the customer's quotes, newest first, filtered. */
 export function customerQuotesEdge(ctx: Ctx, customerId: string, args: PageArgs & Args) {
-  return paged(ctx, "customerQuotes", (ids, query) => quotePagesOfCustomers(ctx, ids, query)).load({ id: customerId, query: queryOf(args) });
+  return pagedLoad(ctx, "customerQuotes", (ids, query: Args) => quotePagesOfCustomers(ctx, ids, query), customerId, queryOf(args));
 }
 
 /** Order.quote: the quote converted into the order, if any. */
