@@ -13,6 +13,7 @@ import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "../graphql/builder";
 import { idempotentMutations } from "../graphql/idempotency";
 import { unknownIdArguments } from "../graphql/bad-ids";
+import { costLimit } from "../graphql/cost-limit";
 import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
@@ -141,10 +142,11 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
           if (state) for (const [k, v] of Object.entries(limitHeaders(state))) response.headers.set(k, v);
         },
       },
+      costLimit(config.GRAPHQL_MAX_COST),
       EnvelopArmorPlugin({
         maxDepth: { n: config.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, flattenFragments: true }, // fields count, fragment spreads do not
         maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
-        costLimit: { maxCost: config.GRAPHQL_MAX_COST, ignoreIntrospection: true },
+        costLimit: { enabled: false }, // src/graphql/cost-limit.ts: page sizes multiply (armor's cost does not)
         maxTokens: { n: 2000 },
         blockFieldSuggestion: { enabled: config.isProduction },
       }),
