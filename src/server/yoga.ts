@@ -1,5 +1,6 @@
 // graphql-yoga over the Pothos schema: one context for HTTP and WebSocket, the spec's error codes in
-// extensions.code, depth/alias/cost limits, bundled GraphiQL outside production.
+// extensions.code, depth/alias limits (graphql-armor), a cost limit that multiplies by page sizes
+// (graphql/cost-limit.ts), trusted documents (graphql/trusted-documents.ts), bundled GraphiQL outside production.
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
 import { type DocumentNode, execute } from "graphql";
@@ -14,6 +15,7 @@ import type { GqlContext } from "../graphql/builder";
 import { idempotentMutations } from "../graphql/idempotency";
 import { unknownIdArguments } from "../graphql/bad-ids";
 import { costLimit } from "../graphql/cost-limit";
+import { loadManifest, trustedDocuments } from "../graphql/trusted-documents";
 import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
@@ -108,6 +110,10 @@ const limitByRequest = new WeakMap<Request, GqlContext>();
 
 export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
   const { config } = deps;
+  const manifest = loadManifest(config.GRAPHQL_PERSISTED_OPERATIONS_FILE);
+  if (config.GRAPHQL_DASHBOARD_PERSISTED_ONLY === "on" && manifest.size === 0) {
+    throw new Error(`GRAPHQL_DASHBOARD_PERSISTED_ONLY=on needs the trusted documents' manifest: ${config.GRAPHQL_PERSISTED_OPERATIONS_FILE} is missing or empty`);
+  }
   return createYoga<any, GqlContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -131,6 +137,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       return ctx;
     },
     plugins: [
+      trustedDocuments(manifest, { dashboardPersistedOnly: config.GRAPHQL_DASHBOARD_PERSISTED_ONLY === "on" }),
       graphqlJsExecute(),
       liveGatePlugin(),
       unknownIdArguments(),
