@@ -112,7 +112,13 @@ const schema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().positive().default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().positive().default(20),
-  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(5000),
+  /** fields selected, each paged field's selection multiplied by its first/limit (default 20): a page of 50 orders with
+   * their customer, payments and a page of fulfillments is about 6,500; two nested pages of 100 are over 30,000 */
+  GRAPHQL_MAX_COST: z.coerce.number().int().positive().default(10000),
+  /** the trusted documents' manifest ({ "<sha256>": "<document>" }, scripts/persisted-operations.ts); absent file: none */
+  GRAPHQL_PERSISTED_OPERATIONS_FILE: z.string().min(1).default("clients/persisted-operations.json"),
+  /** on: dashboard sessions may run persisted operations only (API keys keep sending any document); docs/graphql.md */
+  GRAPHQL_DASHBOARD_PERSISTED_ONLY: z.enum(["on", "off"]).default("off"),
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   RATE_LIMIT_PER_CREDENTIAL: limit.prefault("6000/1m"),
   RATE_LIMIT_AUTH_FAILURES_PER_IP: limit.prefault("20/5m"),

@@ -47,6 +47,8 @@ const STRING_ALLOWED = new Map<string, string>([
   ["Query.events(type)", "an event type name"],
   ["WebhookDelivery.eventType", "an event type name"],
   ["Subscription.events(types)", "event type names"],
+  ["QuoteEvent.type", "an event type name (quote.*)"],
+  ["OrderEvent.type", "an event type name (order.*)"],
   ["Import.contentType", "a MIME type (text/csv, text/tab-separated-values), as the upload PUT must send it"],
   ["ImportUpload.contentType", "the MIME type the upload PUT must send"],
   ["OrderTimelineRow.source", "what caused the row, from several tables: status-history sources, payment, fulfillment, return, and what holds, comps and line edits write"],

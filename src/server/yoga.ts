@@ -1,5 +1,6 @@
 // graphql-yoga over the Pothos schema: one context for HTTP and WebSocket, the spec's error codes in
-// extensions.code, depth/alias/cost limits, bundled GraphiQL outside production.
+// extensions.code, depth/alias limits (graphql-armor), a cost limit that multiplies by page sizes
+// (graphql/cost-limit.ts), trusted documents (graphql/trusted-documents.ts), bundled GraphiQL outside production.
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createGraphQLError, createYoga, type YogaServerInstance } from "graphql-yoga";
 import { type DocumentNode, execute } from "graphql";
@@ -13,6 +14,8 @@ import { limitHeaders } from "../shared/rate-limit";
 import type { GqlContext } from "../graphql/builder";
 import { idempotentMutations } from "../graphql/idempotency";
 import { unknownIdArguments } from "../graphql/bad-ids";
+import { costLimit } from "../graphql/cost-limit";
+import { loadManifest, trustedDocuments } from "../graphql/trusted-documents";
 import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
@@ -107,6 +110,10 @@ const limitByRequest = new WeakMap<Request, GqlContext>();
 
 export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
   const { config } = deps;
+  const manifest = loadManifest(config.GRAPHQL_PERSISTED_OPERATIONS_FILE);
+  if (config.GRAPHQL_DASHBOARD_PERSISTED_ONLY === "on" && manifest.size === 0) {
+    throw new Error(`GRAPHQL_DASHBOARD_PERSISTED_ONLY=on needs the trusted documents' manifest: ${config.GRAPHQL_PERSISTED_OPERATIONS_FILE} is missing or empty`);
+  }
   return createYoga<any, GqlContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -130,6 +137,7 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
       return ctx;
     },
     plugins: [
+      trustedDocuments(manifest, { dashboardPersistedOnly: config.GRAPHQL_DASHBOARD_PERSISTED_ONLY === "on" }),
       graphqlJsExecute(),
       liveGatePlugin(),
       unknownIdArguments(),
@@ -141,10 +149,11 @@ export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext
           if (state) for (const [k, v] of Object.entries(limitHeaders(state))) response.headers.set(k, v);
         },
       },
+      costLimit(config.GRAPHQL_MAX_COST),
       EnvelopArmorPlugin({
         maxDepth: { n: config.GRAPHQL_MAX_DEPTH, ignoreIntrospection: true, flattenFragments: true }, // fields count, fragment spreads do not
         maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
-        costLimit: { maxCost: config.GRAPHQL_MAX_COST, ignoreIntrospection: true },
+        costLimit: { enabled: false }, // src/graphql/cost-limit.ts: page sizes multiply (armor's cost does not)
         maxTokens: { n: 2000 },
         blockFieldSuggestion: { enabled: config.isProduction },
       }),

@@ -128,6 +128,7 @@ export const ERROR_CATALOGUE = {
   unsupported_encoding: { status: 415, meaning: "The body's content encoding or charset is not supported." },
   // 422: the request is readable but a field is wrong
   validation_error: { status: 422, meaning: "A field is missing or has the wrong type, enum, format or value (`details.issues`)." },
+  query_too_costly: { status: 422, meaning: "A GraphQL operation's cost (fields, multiplied by page sizes) is above GRAPHQL_MAX_COST (`details.cost`, `details.maxCost`)." },
   idempotency_key_reused: { status: 422, meaning: "The Idempotency-Key was used with another body." },
   currency_mismatch: { status: 422, meaning: "The currency differs from the application's (or the cart's)." },
   discount_invalid: { status: 422, meaning: "The discount code is expired, inactive, over its limit or invalid for the cart." },
