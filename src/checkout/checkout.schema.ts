@@ -35,7 +35,7 @@ const TermsRef = builder.objectRef<SessionV["paymentTerms"]>("CheckoutPaymentTer
   fields: (t) => ({ netN: t.exposeInt("netN", { nullable: true, description: "Days until the invoice is due; null uses the customer's or the default terms" }) }),
 });
 
-const SessionRef = builder.objectRef<SessionV>("CheckoutSession").implement({
+export const SessionRef = builder.objectRef<SessionV>("CheckoutSession").implement({
   description: "A buyer's way to pay for a cart: open hostedUrl (or embed embedUrl), pay, return to returnUrl",
   fields: (t) => ({
     id: t.exposeID("id"),
