@@ -101,7 +101,7 @@ const installationFields = (t: any) => ({
   id: t.exposeID("id", { description: "inst_…" }),
   extensionId: t.exposeID("extensionId", { description: "The extension" }),
   versionId: t.exposeID("versionId", { nullable: true, description: "The pinned version (null for legacy installs)" }),
-  version: t.exposeString("version", { nullable: true, description: "The pinned version's label" }),
+  versionLabel: t.string({ nullable: true, description: "The pinned version's label (the `version` edge's `version`)", resolve: (i: InstallationView) => i.version }),
   status: t.field({ type: InstallStatusEnum, description: "active, suspended or uninstalled", resolve: (i: InstallationView) => i.status }),
   workspaceId: t.exposeID("workspaceId", { description: "The merchant's workspace" }),
   applicationId: t.exposeID("applicationId", { description: "The application it is installed in" }),

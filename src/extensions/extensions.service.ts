@@ -80,7 +80,7 @@ export async function listExtensions(ctx: Ctx, query: unknown) {
 }
 
 /** extensions:read, for every credential (a dashboard session holds "*"); publishable keys never. */
-function requireReader(ctx: Ctx) {
+export function requireReader(ctx: Ctx) {
   const p = requirePrincipal(ctx);
   if (p.apiKey?.type === "publishable" || !hasScope(p.scopes, "extensions:read")) throw errors.insufficientScopes(["extensions:read"]);
   return p;

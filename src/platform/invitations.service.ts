@@ -41,7 +41,7 @@ export const createInviteInput = z.strictObject({
 export const inviteFilters = { status: z.enum(INVITATION_STATUSES).optional() };
 export const acceptInviteInput = z.strictObject({ token: z.string().min(1).max(200) });
 
-function inviteView(i: Invitation) {
+export function inviteView(i: Invitation) {
   return {
     id: i.id,
     workspaceId: i.workspaceId,

@@ -9,7 +9,7 @@ import { getMyMembership, listMembers, type MemberView, removeMember, updateMemb
 import { WorkspaceRoleEnum } from "./platform.schema";
 import { APPLICATION_ACCESS, APPLICATION_ROLES, type ApplicationRole, type EnvironmentGrants, GRANT_TYPES } from "./team.grants";
 
-const InvitationStatusEnum = describedEnum<(typeof INVITATION_STATUSES)[number]>("InvitationStatus", "Where an invitation stands", {
+export const InvitationStatusEnum = describedEnum<(typeof INVITATION_STATUSES)[number]>("InvitationStatus", "Where an invitation stands", {
   pending: "Sent; the link works until expiresAt",
   accepted: "The invitee joined; the link is spent",
   revoked: "Withdrawn; the link stopped working at once",
@@ -51,7 +51,7 @@ const GrantsRef = builder.objectRef<EnvironmentGrants>("EnvironmentGrants").impl
   }),
 });
 
-const InvitationRef = builder.objectRef<InviteView>("Invitation").implement({
+export const InvitationRef = builder.objectRef<InviteView>("Invitation").implement({
   description: "An invitation to join the workspace (the token itself is only in the invitation email)",
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -72,7 +72,7 @@ const InvitationRef = builder.objectRef<InviteView>("Invitation").implement({
   }),
 });
 
-const MemberRef = builder.objectRef<MemberView>("WorkspaceMember").implement({
+export const MemberRef = builder.objectRef<MemberView>("WorkspaceMember").implement({
   description: "A member of the workspace with their roles and environment grants",
   fields: (t) => ({
     memberId: t.exposeID("memberId", { description: "The membership's id" }),
@@ -95,7 +95,7 @@ const AcceptedInvitation = builder.objectRef<{ workspaceId: string; memberId: st
   }),
 });
 
-const InvitationPage = pageOf("InvitationPage", InvitationRef, "invitations");
+export const InvitationPage = pageOf("InvitationPage", InvitationRef, "invitations");
 const MemberPage = pageOf("WorkspaceMemberPage", MemberRef, "members", (m: { memberId: string; createdAt: string }) => cursorOf({ createdAt: m.createdAt, id: m.memberId }));
 
 const ApplicationRoleInput = builder.inputType("ApplicationRoleInput", {
