@@ -16,6 +16,7 @@ import { oauthProviderMiddleware } from "./oauth/provider";
 import { mcpRouter } from "./mcp/mcp.rest";
 import { filesRouter } from "./shared/files.rest";
 import { buildContext, createYogaServer, paramsSource } from "./server/yoga";
+import { isDashboardSession, manifestAt, socketDocument } from "./graphql/trusted-documents";
 import { authMiddleware } from "./server/rest-auth";
 import { errorHandler, notFoundHandler, rejectDeepBodies, requestId, requireJsonBody, toDomainError, verifyUtf8 } from "./rest/http";
 import { idempotency } from "./rest/idempotency";
@@ -147,7 +148,12 @@ export function buildApp(deps: Deps, db: Pick<Db, "ping" | "migrationsApplied">)
           const args = {
             schema,
             operationName: params.operationName,
-            document: parse(params.query),
+            document: parse(
+              socketDocument(manifestAt(config.GRAPHQL_PERSISTED_OPERATIONS_FILE), params, {
+                dashboardPersistedOnly: config.GRAPHQL_DASHBOARD_PERSISTED_ONLY === "on",
+                dashboardSession: isDashboardSession(paramsSource(ctx.connectionParams).header("authorization")),
+              }),
+            ),
             variableValues: params.variables,
             contextValue: await contextFactory(),
             rootValue: { execute, subscribe },

@@ -10,6 +10,8 @@ import { manifestText } from "../scripts/persisted-operations";
 import { loadConfig } from "../src/config";
 import { createYogaServer } from "../src/server/yoga";
 import type { Deps } from "../src/shared/context";
+import { createClient } from "graphql-ws";
+import WebSocket from "ws";
 import { startTestApp, type TestApp } from "./helpers/app";
 
 const ROOT = path.join(__dirname, "..");
@@ -103,6 +105,45 @@ describe("GRAPHQL_DASHBOARD_PERSISTED_ONLY=on", () => {
     const ok = await post(persisted("DashboardQuotes", { first: 5 }), session);
     expect(ok.body).toEqual({ data: { quotes: { edges: [], pageInfo: { hasNextPage: false, endCursor: null } } } });
     expect((await post(AD_HOC, { "x-api-key": demo.apiKey })).body).toEqual({ data: { viewer: { type: "api_key" } } });
+  });
+
+  test("graphql-ws holds to the same rules: a dashboard session subscribes by hash only, an API key by text too", async () => {
+    const url = `${t.url.replace("http", "ws")}/graphql`;
+    const subscribe = (params: Record<string, string>, payload: { query?: string; extensions?: Record<string, unknown>; variables?: Record<string, unknown>; operationName?: string }) => {
+      const c = createClient({ url, webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: true });
+      const got: { data?: any; errors?: any[] }[] = [];
+      const errors: unknown[] = [];
+      const dispose = c.subscribe(payload as any, { next: (v) => void got.push(v as any), error: (e) => void errors.push(e), complete: () => {} });
+      return { got, errors, close: async () => (dispose(), await c.dispose()) };
+    };
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    const session = { authorization: `Bearer ${demo.dashboardToken}`, "x-service-environment-id": demo.environments.sandbox.id };
+    const text = "subscription { quoteEvents { type quote { id } } }";
+    const refused = subscribe(session, { query: text });
+    await until(() => refused.errors.length > 0);
+    expect(JSON.stringify(refused.errors)).toContain("PERSISTED_QUERY_ONLY");
+    // graphql-ws requires `query` to be a string: a persisted subscribe message sends it empty beside the hash
+    const unknown = subscribe(session, { query: "", extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } } });
+    await until(() => unknown.errors.length > 0);
+    expect(JSON.stringify(unknown.errors)).toContain("PERSISTED_QUERY_NOT_IN_LIST");
+    const byHash = subscribe(session, { query: "", ...persisted("DashboardQuoteEvents") });
+    const byKey = subscribe({ "x-api-key": demo.apiKey }, { query: text });
+    await new Promise((r) => setTimeout(r, 300)); // both subscribed
+    const created = await fetch(`${t.url}/api/v1/quotes`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": demo.apiKey },
+      body: JSON.stringify({ customerEmail: "ws@example.com", items: [{ name: "x", unitPrice: 100 }] }),
+    });
+    const id = ((await created.json()) as any).data.id;
+    const issued = await fetch(`${t.url}/api/v1/quotes/${id}/issue`, { method: "POST", headers: { "x-api-key": demo.apiKey } });
+    expect(issued.status).toBe(200);
+    await until(() => byHash.got.length > 0 && byKey.got.length > 0);
+    expect(byHash.errors).toEqual([]);
+    expect(byHash.got[0].data.quoteEvents).toMatchObject({ type: "quote.proposed", quote: { id } });
+    expect(byKey.got[0].data.quoteEvents).toEqual({ type: "quote.proposed", quote: { id } });
+    await Promise.all([refused, unknown, byHash, byKey].map((s) => s.close()));
   });
 
   test("the switch without a manifest does not start", () => {

@@ -66,8 +66,42 @@ export function loadManifest(file: string): Map<string, string> {
   return new Map(entries as [string, string][]);
 }
 
-/** A dashboard session's request (Authorization: Bearer dst_…): verified later, by authentication, like any other. */
-export const isDashboardSessionRequest = (request: Request) => /^Bearer\s+dst_/i.test(request.headers.get("authorization") ?? "");
+const manifests = new Map<string, Map<string, string>>();
+/** The manifest at `file`, read once per process (the HTTP plugin and graphql-ws share it). */
+export function manifestAt(file: string): Map<string, string> {
+  let m = manifests.get(file);
+  if (!m) manifests.set(file, (m = loadManifest(file)));
+  return m;
+}
+
+const PERSISTED_ONLY_MESSAGE = "PersistedQueryOnly: dashboard sessions send persisted operations only (extensions.persistedQuery.sha256Hash of a document in the manifest)";
+
+/**
+ * graphql-ws: the document of a subscribe message by the same rules as over HTTP (Yoga's plugin sees HTTP requests
+ * only): a known hash gives the manifest's document, an unknown one PersistedQueryNotFound; a document sent as text
+ * runs, except from a dashboard session when `dashboardPersistedOnly`.
+ */
+export function socketDocument(
+  manifest: Map<string, string>,
+  params: { query?: unknown; extensions?: Record<string, unknown> | null },
+  opts: { dashboardPersistedOnly: boolean; dashboardSession: boolean },
+): string {
+  const text = typeof params.query === "string" && params.query ? params.query : null;
+  // as over HTTP, a document's text is refused even beside a known hash
+  if (text && opts.dashboardPersistedOnly && opts.dashboardSession) throw createGraphQLError(PERSISTED_ONLY_MESSAGE, { extensions: { code: "PERSISTED_QUERY_ONLY" } });
+  const hash = (params.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash;
+  if (typeof hash === "string") {
+    const doc = manifest.get(hash);
+    if (!doc) throw createGraphQLError("PersistedQueryNotFound", { extensions: { code: "PERSISTED_QUERY_NOT_IN_LIST" } });
+    return doc;
+  }
+  if (!text) throw createGraphQLError(opts.dashboardPersistedOnly && opts.dashboardSession ? PERSISTED_ONLY_MESSAGE : "Must provide query string.");
+  return text;
+}
+
+/** A dashboard session's credential (Authorization: Bearer dst_…): verified later, by authentication, like any other. */
+export const isDashboardSession = (authorization: string | null | undefined) => /^Bearer\s+dst_/i.test(authorization ?? "");
+export const isDashboardSessionRequest = (request: Request) => isDashboardSession(request.headers.get("authorization"));
 
 /**
  * Yoga's persisted-operations plugin over the manifest: `extensions.persistedQuery.sha256Hash` runs the manifest's
@@ -82,7 +116,7 @@ export function trustedDocuments(manifest: Map<string, string>, opts: { dashboar
       // neither a document nor a hash: what Yoga answers without the plugin
       keyNotFound: () => createGraphQLError("Must provide query string.", { extensions: { http: { status: 400, headers: { Allow: "GET, POST" } } } }),
       persistedQueryOnly: {
-        message: "PersistedQueryOnly: dashboard sessions send persisted operations only (extensions.persistedQuery.sha256Hash of a document in the manifest)",
+        message: PERSISTED_ONLY_MESSAGE,
         extensions: { code: "PERSISTED_QUERY_ONLY" },
       },
     },

@@ -15,7 +15,7 @@ import type { GqlContext } from "../graphql/builder";
 import { idempotentMutations } from "../graphql/idempotency";
 import { unknownIdArguments } from "../graphql/bad-ids";
 import { costLimit } from "../graphql/cost-limit";
-import { loadManifest, trustedDocuments } from "../graphql/trusted-documents";
+import { manifestAt, trustedDocuments } from "../graphql/trusted-documents";
 import { schema } from "./graphql-schema";
 import { dpopRequest, usesDpopScheme } from "../oauth/dpop";
 
@@ -110,7 +110,7 @@ const limitByRequest = new WeakMap<Request, GqlContext>();
 
 export function createYogaServer(deps: Deps): YogaServerInstance<any, GqlContext> {
   const { config } = deps;
-  const manifest = loadManifest(config.GRAPHQL_PERSISTED_OPERATIONS_FILE);
+  const manifest = manifestAt(config.GRAPHQL_PERSISTED_OPERATIONS_FILE);
   if (config.GRAPHQL_DASHBOARD_PERSISTED_ONLY === "on" && manifest.size === 0) {
     throw new Error(`GRAPHQL_DASHBOARD_PERSISTED_ONLY=on needs the trusted documents' manifest: ${config.GRAPHQL_PERSISTED_OPERATIONS_FILE} is missing or empty`);
   }
