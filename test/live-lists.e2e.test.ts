@@ -3,11 +3,10 @@
 // credential is revoked, and across processes through Redis.
 import { type DocumentNode, print } from "graphql";
 import { createClient, type Client } from "graphql-ws";
-import Redis from "ioredis";
 import WebSocket from "ws";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
-import { notStarted, pgRedisTest, startPgApp, startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
-import { testRedisUrl } from "./helpers/db";
+import { pgRedisTest, startTestApp, type BootstrapLike, type TestApp } from "./helpers/app";
+import { expectChannelReleased, twoProcessesOnRedis } from "./helpers/two-processes";
 import { emit } from "./helpers/events";
 import { gqlClient } from "./helpers/gql";
 import { client } from "./helpers/http";
@@ -185,42 +184,23 @@ describe("one process", () => {
 });
 
 describe("two processes with REDIS_URL", () => {
-  const redisUrl = testRedisUrl();
-  let p1: TestApp | null = null;
-  let p2: TestApp | null = null;
-  beforeAll(async () => {
-    if (process.env.Q2C_TEST_REDIS_REACHABLE !== "1") return; // the test below is registered as skipped
-    p1 = await startPgApp({ redisUrl });
-    if (!p1) return;
-    p2 = await startTestApp({ databaseUrl: p1.databaseUrl, redisUrl });
-  });
-  afterAll(async () => {
-    await p2?.close();
-    await p1?.close();
-  });
+  const processes = twoProcessesOnRedis();
 
   pgRedisTest("a quoteEvents subscriber on process 1 receives a quote issued on process 2; unsubscribing frees the channel", async () => {
-    if (!p1 || !p2) throw notStarted();
+    const { p1, p2, redisUrl } = processes();
     const demo = await p1.bootstrap();
     const gql2 = gqlClient(p2.url);
     const q = (await gql2(CreateQuoteDocument, { customerEmail: "redis@example.com", items }, { key: demo.apiKey })).data!.createQuote;
     const c = ws(p1, { "x-api-key": demo.apiKey });
-    const redis = new Redis(redisUrl);
     try {
       const s = collect(c, QuoteEventsDocument, "quoteEvents");
-      await prime(s, () => emit(p2!, tenantOf(demo), "quote.viewed", { quoteId: q.id }));
+      await prime(s, () => emit(p2, tenantOf(demo), "quote.viewed", { quoteId: q.id }));
       await gql2(IssueQuoteDocument, { id: q.id }, { key: demo.apiKey });
       await waitFor(() => s.got.length >= 1);
       expect(s.got[0]).toMatchObject({ type: "quote.proposed", quote: { id: q.id, status: "proposed" } });
       // the live list releases the Redis channel as soon as the client unsubscribes, not at the next event
-      const subscribers = async () => Number(((await redis.pubsub("NUMSUB", `events:${demo.applicationId}:${demo.environments.sandbox.id}`)) as [string, number])[1]);
-      expect(await subscribers()).toBe(1);
-      s.dispose();
-      const start = Date.now();
-      while ((await subscribers()) !== 0 && Date.now() - start < 3_000) await new Promise((r) => setTimeout(r, 50));
-      expect(await subscribers()).toBe(0);
+      await expectChannelReleased(redisUrl, demo, () => s.dispose());
     } finally {
-      redis.disconnect();
       await c.dispose();
     }
   });

@@ -1,10 +1,9 @@
 // Live `events` subscription over graphql-ws (and SSE): tenant isolation, read scopes, cross-process via Redis.
 import { createClient, type Client } from "graphql-ws";
-import Redis from "ioredis";
 import WebSocket from "ws";
 import type { BootstrapResult } from "../src/platform/bootstrap.service";
-import { notStarted, pgRedisTest, startPgApp, startTestApp, type TestApp } from "./helpers/app";
-import { testRedisUrl } from "./helpers/db";
+import { pgRedisTest, startTestApp, type TestApp } from "./helpers/app";
+import { expectChannelReleased, twoProcessesOnRedis } from "./helpers/two-processes";
 import { emit } from "./helpers/events";
 import { client } from "./helpers/http";
 
@@ -181,41 +180,20 @@ describe("one process", () => {
 });
 
 describe("two processes with REDIS_URL", () => {
-  const redisUrl = testRedisUrl();
-  let p1: TestApp | null = null;
-  let p2: TestApp | null = null;
-  beforeAll(async () => {
-    if (process.env.Q2C_TEST_REDIS_REACHABLE !== "1") return; // the test below is registered as skipped
-    p1 = await startPgApp({ redisUrl });
-    if (!p1) return;
-    p2 = await startTestApp({ databaseUrl: p1.databaseUrl, redisUrl });
-  });
-  afterAll(async () => {
-    await p2?.close();
-    await p1?.close();
-  });
+  const processes = twoProcessesOnRedis();
 
   pgRedisTest("a subscriber on process 1 receives an event committed on process 2; unsubscribing frees the channel", async () => {
-    if (!p1 || !p2) throw notStarted();
+    const { p1, p2, redisUrl } = processes();
     const demo = await p1.bootstrap();
     const c = ws(p1, { "x-api-key": demo.apiKey });
     const s = collect(c);
-    await prime(s, () => emit(p2!, { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "customer.created", { probe: true }));
+    await prime(s, () => emit(p2, { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "customer.created", { probe: true }));
     const ev = await emit(p2, { workspaceId: demo.workspaceId, applicationId: demo.applicationId, environmentId: demo.environments.sandbox.id }, "payment.captured", { amount: 500 });
     await waitFor(() => s.got.length >= 1);
     expect(s.got[0]).toMatchObject({ id: ev.id, type: "payment.captured", data: { amount: 500 } });
-    // Unsubscribing releases the Redis channel at once, without waiting for another event on the topic.
-    const channel = `events:${demo.applicationId}:${demo.environments.sandbox.id}`;
-    const redis = new Redis(redisUrl);
     try {
-      const subscribers = async () => Number(((await redis.pubsub("NUMSUB", channel)) as [string, number])[1]);
-      expect(await subscribers()).toBe(1);
-      s.dispose();
-      const start = Date.now();
-      while ((await subscribers()) !== 0 && Date.now() - start < 3_000) await new Promise((r) => setTimeout(r, 50));
-      expect(await subscribers()).toBe(0);
+      await expectChannelReleased(redisUrl, demo, () => s.dispose());
     } finally {
-      redis.disconnect();
       await c.dispose();
     }
   });
